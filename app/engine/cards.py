@@ -1,0 +1,125 @@
+"""Cards: canonical codes, points, bit masks and the seeded shuffle.
+
+A card is a small int, ``suit * 16 + rank`` (rank 0 = ace .. 12 = king; suits C D H S).
+The 16-wide lanes leave three zero bits above each suit's 13 ranks, so a hand held as a
+64-bit mask (bit ``card``) can be shifted to find runs without one suit bleeding into the
+next, and a rank's four cards sit 16 bits apart for set detection.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+LANE = 16
+RANK_MASK = (1 << 13) - 1
+# The same rank bit in all four suit lanes: multiply a 13-bit rank mask by this to spread it.
+SPREAD = 1 | 1 << LANE | 1 << 2 * LANE | 1 << 3 * LANE
+
+
+class Card(int):
+    """One of the 52 cards; an int (``suit * 16 + rank``) that prints as its code."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int:
+        return self & 15
+
+    @property
+    def suit(self) -> int:
+        return self >> 4
+
+    @property
+    def code(self) -> str:
+        return RANKS[self & 15] + SUITS[self >> 4]
+
+    @property
+    def points(self) -> int:
+        return POINTS[self]
+
+    def __str__(self) -> str:
+        return self.code
+
+    def __repr__(self) -> str:
+        return self.code
+
+
+def _points(rank: int) -> int:
+    return min(rank + 1, 10)
+
+
+ALL_CARDS: tuple[Card, ...] = tuple(Card(s * LANE + r) for s in range(4) for r in range(13))
+# Indexed by card id (0..63); the gaps between lanes hold 0 and are never real cards.
+POINTS: tuple[int, ...] = tuple(_points(c & 15) if (c & 15) < 13 else 0 for c in range(64))
+_BY_ID: dict[int, Card] = {int(c): c for c in ALL_CARDS}
+_BY_CODE: dict[str, Card] = {c.code: c for c in ALL_CARDS}
+FULL_DECK_MASK = sum(1 << c for c in ALL_CARDS)
+
+
+class CardParseError(ValueError):
+    """A string that is not a card code."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"not a card: {text!r}")
+        self.text = text
+
+
+def parse_card(value: str | int) -> Card:
+    """A card from a code (``AS``, ``10h``, ``th``) or a card id; raises CardParseError."""
+    if isinstance(value, int):
+        card = _BY_ID.get(int(value))
+        if card is None:
+            raise CardParseError(str(value))
+        return card
+    text = value.strip().upper()
+    if text.startswith("10"):
+        text = "T" + text[2:]
+    card = _BY_CODE.get(text)
+    if card is None:
+        raise CardParseError(value)
+    return card
+
+
+def parse_cards(values: Iterable[str | int]) -> list[Card]:
+    """Cards from codes or ids, in the given order."""
+    return [parse_card(v) for v in values]
+
+
+def card(card_id: int) -> Card:
+    """The interned Card for a card id known to be valid."""
+    return _BY_ID[card_id]
+
+
+def to_mask(cards: Iterable[int]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def from_mask(mask: int) -> list[Card]:
+    """The cards of a mask, in id order (by suit, then rank)."""
+    out: list[Card] = []
+    while mask:
+        low = mask & -mask
+        out.append(_BY_ID[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
+def codes(cards: Iterable[int]) -> list[str]:
+    return [_BY_ID[c].code for c in cards]
+
+
+def points_of(cards: Iterable[int]) -> int:
+    return sum(POINTS[c] for c in cards)
+
+
+def shuffled_deck(seed: int | str) -> list[Card]:
+    """The 52 cards in the order a recorded seed gives; the same seed always deals the same."""
+    deck = list(ALL_CARDS)
+    random.Random(f"gin-rummy-deck:{seed}").shuffle(deck)
+    return deck

@@ -1,0 +1,211 @@
+"""Meld arithmetic: the best arrangement of a hand and its deadwood.
+
+Hands are 64-bit masks (see ``cards``). Most hands need no search at all: when no card can
+belong both to a run and to a set, every card that can be melded is melded, and the deadwood
+is the points of the others. Only hands whose run cards and set cards overlap are searched,
+and then only over the overlapping candidates.
+
+Tie-break among arrangements of equal minimum deadwood (documented, deterministic): fewer
+melds first; then the arrangement whose meld masks, sorted ascending, form the smaller tuple.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from app.engine.cards import LANE, RANK_MASK, SPREAD, Card, from_mask, parse_card
+
+# Points of a 13-bit rank mask within one suit lane.
+_LANE_POINTS: tuple[int, ...] = tuple(
+    sum(min(r + 1, 10) for r in range(13) if m >> r & 1) for m in range(1 << 13)
+)
+
+
+def points(mask: int) -> int:
+    """The point total of the cards in ``mask``."""
+    lp = _LANE_POINTS
+    return (
+        lp[mask & RANK_MASK]
+        + lp[mask >> LANE & RANK_MASK]
+        + lp[mask >> 2 * LANE & RANK_MASK]
+        + lp[mask >> 3 * LANE]
+    )
+
+
+def _candidates(mask: int) -> tuple[int, int]:
+    """(cards that can be in a run, cards that can be in a set) within ``mask``."""
+    r3 = mask & (mask >> 1) & (mask >> 2)
+    run_cards = r3 | r3 << 1 | r3 << 2
+    a = mask & RANK_MASK
+    b = mask >> LANE & RANK_MASK
+    c = mask >> 2 * LANE & RANK_MASK
+    d = mask >> 3 * LANE
+    set_ranks = (a & b & (c | d)) | (c & d & (a | b))
+    return run_cards, set_ranks * SPREAD & mask
+
+
+def _segments(run_cards: int) -> list[int]:
+    """Split run cards into maximal runs of consecutive ranks (each one meld)."""
+    out: list[int] = []
+    while run_cards:
+        low = run_cards & -run_cards
+        # Adding the lowest bit carries through the consecutive block above it.
+        block = ((run_cards + low) ^ run_cards) & run_cards
+        out.append(block)
+        run_cards ^= block
+    return out
+
+
+def _set_melds(set_cards: int) -> list[int]:
+    out: list[int] = []
+    ranks = (set_cards | set_cards >> LANE | set_cards >> 2 * LANE | set_cards >> 3 * LANE) & RANK_MASK
+    while ranks:
+        low = ranks & -ranks
+        out.append(low * SPREAD & set_cards)
+        ranks ^= low
+    return out
+
+
+def melds_within(mask: int) -> list[int]:
+    """Every valid meld (set of 3 or 4, run of 3 or more) made of cards in ``mask``."""
+    run_cards, set_cards = _candidates(mask)
+    out: list[int] = []
+    for block in _segments(run_cards):
+        bits = _bits(block)
+        for i in range(len(bits)):
+            for j in range(i + 3, len(bits) + 1):
+                out.append(sum(bits[i:j]))
+    for full in _set_melds(set_cards):
+        out.append(full)
+        if full.bit_count() == 4:
+            out.extend(full ^ b for b in _bits(full))
+    return out
+
+
+def _bits(mask: int) -> list[int]:
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
+_Best = tuple[int, tuple[int, ...]]  # (melded points, meld masks sorted ascending)
+
+
+def _better(a: _Best, b: _Best) -> bool:
+    """True when ``a`` beats ``b`` under the documented tie-break."""
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    if len(a[1]) != len(b[1]):
+        return len(a[1]) < len(b[1])
+    return a[1] < b[1]
+
+
+@lru_cache(maxsize=1 << 16)
+def _search(cand: int) -> _Best:
+    """Exact best melding of the candidate cards ``cand`` (cards that overlap run and set)."""
+    melds = melds_within(cand)
+    by_card: dict[int, list[int]] = {}
+    for m in melds:
+        for b in _bits(m):
+            by_card.setdefault(b, []).append(m)
+    memo: dict[int, _Best] = {}
+
+    def go(rest: int) -> _Best:
+        if not rest:
+            return (0, ())
+        hit = memo.get(rest)
+        if hit is not None:
+            return hit
+        low = rest & -rest
+        best = go(rest ^ low)  # the lowest card stays deadwood
+        for m in by_card.get(low, ()):
+            if m & rest == m:
+                sub = go(rest ^ m)
+                cand_best = (sub[0] + points(m), tuple(sorted((*sub[1], m))))
+                if _better(cand_best, best):
+                    best = cand_best
+        memo[rest] = best
+        return best
+
+    return go(cand)
+
+
+class Arrangement:
+    """A hand's best arrangement: its melds, its deadwood cards and their point total."""
+
+    __slots__ = ("_meld_masks", "deadwood", "mask", "melded_mask")
+
+    def __init__(self, mask: int, melded_mask: int, meld_masks: tuple[int, ...] | None) -> None:
+        self.mask = mask
+        self.melded_mask = melded_mask
+        self.deadwood = points(mask & ~melded_mask)
+        self._meld_masks = meld_masks
+
+    @property
+    def meld_masks(self) -> tuple[int, ...]:
+        """The melds as masks, ordered by their lowest card id."""
+        if self._meld_masks is None:
+            run_cards, set_cards = _candidates(self.mask)
+            found = _segments(run_cards) + _set_melds(set_cards)
+            self._meld_masks = tuple(sorted(found, key=lambda m: m & -m))
+        return self._meld_masks
+
+    @property
+    def deadwood_mask(self) -> int:
+        return self.mask & ~self.melded_mask
+
+    @property
+    def melds(self) -> list[list[Card]]:
+        return [from_mask(m) for m in self.meld_masks]
+
+    @property
+    def deadwood_cards(self) -> list[Card]:
+        return from_mask(self.deadwood_mask)
+
+    def __repr__(self) -> str:
+        return f"Arrangement(melds={self.melds}, deadwood={self.deadwood})"
+
+
+def arrange(mask: int) -> Arrangement:
+    """The best arrangement of the hand ``mask``."""
+    run_cards, set_cards = _candidates(mask)
+    if not run_cards & set_cards:
+        return Arrangement(mask, run_cards | set_cards, None)
+    _, meld_masks = _search(run_cards | set_cards)
+    melded = 0
+    for m in meld_masks:
+        melded |= m
+    return Arrangement(mask, melded, tuple(sorted(meld_masks, key=lambda m: m & -m)))
+
+
+def deadwood(mask: int) -> int:
+    """The minimum deadwood of the hand ``mask``."""
+    run_cards, set_cards = _candidates(mask)
+    if not run_cards & set_cards:
+        return points(mask & ~(run_cards | set_cards))
+    cand = run_cards | set_cards
+    return points(mask & ~cand) + points(cand) - _search(cand)[0]
+
+
+def best_arrangement(cards: Iterable[str | int] | int) -> Arrangement:
+    """The best arrangement of 10 or 11 cards, given as codes, Card objects or a mask."""
+    if isinstance(cards, int) and not isinstance(cards, Card):
+        return arrange(cards)
+    mask = 0
+    for c in cards:
+        mask |= 1 << parse_card(c)
+    return arrange(mask)
+
+
+__all__ = [
+    "Arrangement",
+    "arrange",
+    "best_arrangement",
+    "deadwood",
+    "melds_within",
+    "points",
+]
