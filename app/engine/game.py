@@ -1,0 +1,664 @@
+"""The match as a state machine: ``new_match``, ``legal_actions`` and ``apply``.
+
+``apply(state, seat, action)`` validates first and only then builds a new state, so a refused
+action (a RuleError) leaves the given state exactly as it was. Events carry a public part and,
+where a seat may see more, a private part per seat; ``views`` redacts them per recipient.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.cards import POINTS, card, codes, commitment, parse_card, shuffled_deck
+from app.engine.errors import RuleError
+from app.engine.melds import deadwood
+from app.engine.rules import Ruleset
+from app.engine.settlement import Settlement, settle
+
+# Hand phases.
+UPCARD_OFFER = "upcard_offer"
+DRAW = "draw"
+DISCARD = "discard"
+OVER = "over"
+
+# Action kinds.
+TAKE_UPCARD = "take_upcard"
+PASS = "pass"
+DRAW_STOCK = "draw_stock"
+DRAW_DISCARD = "draw_discard"
+DISCARD_CARD = "discard"
+KNOCK = "knock"
+BIG_GIN = "big_gin"
+NEXT_HAND = "next_hand"
+RESIGN = "resign"
+ACTION_KINDS = (
+    TAKE_UPCARD,
+    PASS,
+    DRAW_STOCK,
+    DRAW_DISCARD,
+    DISCARD_CARD,
+    KNOCK,
+    BIG_GIN,
+    NEXT_HAND,
+    RESIGN,
+)
+_CARD_ACTIONS = (DISCARD_CARD, KNOCK)
+
+PLAYING = "playing"
+FINISHED = "finished"
+
+SPADES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A move: its kind and, for discard and knock, the card."""
+
+    kind: str
+    card: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.card is not None:
+            out["card"] = card(self.card).code
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Action:
+        """An action from untrusted input; raises RuleError on a bad kind or card."""
+        kind = data.get("kind")
+        if kind not in ACTION_KINDS:
+            raise RuleError("unknown_action", f"unknown action {kind!r}")
+        raw = data.get("card")
+        if kind in _CARD_ACTIONS:
+            if raw is None:
+                raise RuleError("card_required", f"{kind} needs a card")
+            return cls(str(kind), _parse(raw))
+        return cls(str(kind))
+
+
+def _parse(raw: object) -> int:
+    if not isinstance(raw, str | int) or isinstance(raw, bool):
+        raise RuleError("invalid_card", f"not a card: {raw!r}")
+    try:
+        return int(parse_card(raw))
+    except ValueError:
+        raise RuleError("invalid_card", f"not a card: {raw!r}") from None
+
+
+@dataclass(slots=True)
+class Event:
+    """What happened: ``public`` for everyone; ``private[seat]`` adds what only that seat sees."""
+
+    type: str
+    public: dict[str, Any]
+    private: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def for_recipient(self, seat: int | None) -> dict[str, Any]:
+        """The event as ``seat`` (None: a spectator) may see it."""
+        out = {"type": self.type, **self.public}
+        if seat is not None and seat in self.private:
+            out.update(self.private[seat])
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "public": self.public,
+            "private": {str(k): v for k, v in self.private.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Event:
+        return cls(data["type"], data["public"], {int(k): v for k, v in data["private"].items()})
+
+
+@dataclass(slots=True)
+class HandState:
+    """One deal. Hands are masks; stock and discard pile are card-id lists, top last."""
+
+    number: int
+    seed: str
+    nonce: str
+    dealer: int
+    hands: list[int]
+    stock: list[int]
+    discard_pile: list[int]
+    phase: str
+    turn: int
+    passes: int
+    drawn_from_discard: int | None
+    upcard_refused: bool
+    taken_from_discard: list[int]
+    first_upcard: int
+    knock_limit: int
+    multiplier: int
+    result: dict[str, Any] | None = None
+
+    def copy(self) -> HandState:
+        return HandState(
+            self.number,
+            self.seed,
+            self.nonce,
+            self.dealer,
+            list(self.hands),
+            list(self.stock),
+            list(self.discard_pile),
+            self.phase,
+            self.turn,
+            self.passes,
+            self.drawn_from_discard,
+            self.upcard_refused,
+            list(self.taken_from_discard),
+            self.first_upcard,
+            self.knock_limit,
+            self.multiplier,
+            self.result,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "seed": self.seed,
+            "nonce": self.nonce,
+            "dealer": self.dealer,
+            "hands": [codes(_cards(m)) for m in self.hands],
+            "stock": codes(self.stock),
+            "discard_pile": codes(self.discard_pile),
+            "phase": self.phase,
+            "turn": self.turn,
+            "passes": self.passes,
+            "drawn_from_discard": _code(self.drawn_from_discard),
+            "upcard_refused": self.upcard_refused,
+            "taken_from_discard": [codes(_cards(m)) for m in self.taken_from_discard],
+            "first_upcard": card(self.first_upcard).code,
+            "knock_limit": self.knock_limit,
+            "multiplier": self.multiplier,
+            "result": self.result,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HandState:
+        return cls(
+            d["number"],
+            d["seed"],
+            d["nonce"],
+            d["dealer"],
+            [_mask(h) for h in d["hands"]],
+            _ids(d["stock"]),
+            _ids(d["discard_pile"]),
+            d["phase"],
+            d["turn"],
+            d["passes"],
+            None if d["drawn_from_discard"] is None else int(parse_card(d["drawn_from_discard"])),
+            d["upcard_refused"],
+            [_mask(h) for h in d["taken_from_discard"]],
+            int(parse_card(d["first_upcard"])),
+            d["knock_limit"],
+            d["multiplier"],
+            d["result"],
+        )
+
+
+@dataclass(slots=True)
+class MatchState:
+    """A match: the ruleset, the secret seed, scores, the current hand and how it ended."""
+
+    rules: Ruleset
+    seed: str
+    scores: list[int]
+    hands_won: list[int]
+    hand: HandState
+    next_dealer: int | None = None
+    status: str = PLAYING
+    winner: int | None = None
+    finish_reason: str | None = None
+    final_scores: list[int] | None = None
+    bonuses: list[dict[str, int]] | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def copy(self) -> MatchState:
+        return MatchState(
+            self.rules,
+            self.seed,
+            list(self.scores),
+            list(self.hands_won),
+            self.hand.copy(),
+            self.next_dealer,
+            self.status,
+            self.winner,
+            self.finish_reason,
+            None if self.final_scores is None else list(self.final_scores),
+            self.bonuses,
+            list(self.history),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "scores": list(self.scores),
+            "hands_won": list(self.hands_won),
+            "hand": self.hand.to_dict(),
+            "next_dealer": self.next_dealer,
+            "status": self.status,
+            "winner": self.winner,
+            "finish_reason": self.finish_reason,
+            "final_scores": self.final_scores,
+            "bonuses": self.bonuses,
+            "history": list(self.history),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MatchState:
+        return cls(
+            Ruleset.from_dict(d["rules"]),
+            d["seed"],
+            list(d["scores"]),
+            list(d["hands_won"]),
+            HandState.from_dict(d["hand"]),
+            d["next_dealer"],
+            d["status"],
+            d["winner"],
+            d["finish_reason"],
+            d["final_scores"],
+            d["bonuses"],
+            list(d["history"]),
+        )
+
+
+def _cards(mask: int) -> list[int]:
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _code(c: int | None) -> str | None:
+    return None if c is None else card(c).code
+
+
+def _ids(values: list[str]) -> list[int]:
+    return [int(parse_card(v)) for v in values]
+
+
+def _mask(values: list[str]) -> int:
+    m = 0
+    for v in values:
+        m |= 1 << parse_card(v)
+    return m
+
+
+def _derive(seed: str, label: str) -> str:
+    return hashlib.sha256(f"{seed}:{label}".encode()).hexdigest()
+
+
+def new_match(rules: Ruleset, seed: str) -> tuple[MatchState, list[Event]]:
+    """A match whose first hand is dealt; ``seed`` is the secret that fixes every deal."""
+    if rules.first_dealer == "random":
+        dealer = int(_derive(seed, "first-dealer"), 16) & 1
+    else:
+        dealer = 0 if rules.first_dealer == "seat0" else 1
+    hand, event = _deal(rules, seed, 1, dealer)
+    state = MatchState(rules, seed, [0, 0], [0, 0], hand)
+    return state, [event]
+
+
+def _deal(rules: Ruleset, match_seed: str, number: int, dealer: int) -> tuple[HandState, Event]:
+    """Deal hand ``number``: ten each, one at a time from the non-dealer; the 21st is the upcard."""
+    seed = _derive(match_seed, f"hand:{number}")
+    nonce = _derive(match_seed, f"nonce:{number}")[:32]
+    deck = [int(c) for c in shuffled_deck(seed)]
+    leader = 1 - dealer
+    hands = [0, 0]
+    for i in range(20):
+        hands[leader if i % 2 == 0 else dealer] |= 1 << deck[i]
+    upcard = deck[20]
+    stock = deck[21:][::-1]  # deck[21] is drawn first
+    knock_limit, multiplier = hand_terms(rules, upcard)
+    hand = HandState(
+        number=number,
+        seed=seed,
+        nonce=nonce,
+        dealer=dealer,
+        hands=hands,
+        stock=stock,
+        discard_pile=[upcard],
+        phase=UPCARD_OFFER if rules.upcard_offer else DRAW,
+        turn=leader,
+        passes=0,
+        drawn_from_discard=None,
+        upcard_refused=False,
+        taken_from_discard=[0, 0],
+        first_upcard=upcard,
+        knock_limit=knock_limit,
+        multiplier=multiplier,
+    )
+    event = Event(
+        "hand_started",
+        {
+            "hand_number": number,
+            "dealer": dealer,
+            "upcard": card(upcard).code,
+            "stock_size": len(stock),
+            "knock_limit": knock_limit,
+            "multiplier": multiplier,
+            "commitment": commitment(seed, nonce),
+            "phase": hand.phase,
+            "turn": leader,
+        },
+        {s: {"hand": codes(_cards(hands[s]))} for s in (0, 1)},
+    )
+    return hand, event
+
+
+def hand_terms(rules: Ruleset, upcard: int) -> tuple[int, int]:
+    """(knock limit, score multiplier) of a hand; Oklahoma takes both from the first upcard."""
+    if not rules.oklahoma:
+        return rules.knock_limit, 1
+    # An ace upcard means only gin may end the hand; a spade doubles every score.
+    return (0 if POINTS[upcard] == 1 else POINTS[upcard]), (2 if upcard >> 4 == SPADES else 1)
+
+
+def knock_discards(hand: int, limit: int, forbidden: int | None) -> list[tuple[int, int]]:
+    """(card, deadwood after discarding it) for each discard of an 11-card hand allowing a knock."""
+    out: list[tuple[int, int]] = []
+    rest = hand
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        c = low.bit_length() - 1
+        if c == forbidden:
+            continue
+        dw = deadwood(hand ^ low)
+        if dw <= limit:
+            out.append((c, dw))
+    return out
+
+
+def legal_actions(state: MatchState, seat: int) -> list[Action]:
+    """Every action ``seat`` may take now (resign is always open while the match is on)."""
+    if state.status != PLAYING:
+        return []
+    hand = state.hand
+    out: list[Action] = []
+    if hand.phase == OVER:
+        out.append(Action(NEXT_HAND))
+    elif hand.turn == seat:
+        if hand.phase == UPCARD_OFFER:
+            out += [Action(TAKE_UPCARD), Action(PASS)]
+        elif hand.phase == DRAW:
+            out.append(Action(DRAW_STOCK))
+            if not hand.upcard_refused:
+                out.append(Action(DRAW_DISCARD))
+        else:
+            cards = hand.hands[seat]
+            forbidden = hand.drawn_from_discard
+            out += [Action(DISCARD_CARD, c) for c in _cards(cards) if c != forbidden]
+            out += [Action(KNOCK, c) for c, _ in knock_discards(cards, hand.knock_limit, forbidden)]
+            if state.rules.big_gin_bonus and deadwood(cards) == 0:
+                out.append(Action(BIG_GIN))
+    out.append(Action(RESIGN))
+    return out
+
+
+def apply(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    """Validate ``action`` by ``seat`` and return the new state and its events."""
+    if seat not in (0, 1):
+        raise RuleError("not_a_seat", f"seat must be 0 or 1, not {seat!r}")
+    if action.kind not in ACTION_KINDS:
+        raise RuleError("unknown_action", f"unknown action {action.kind!r}")
+    if state.status != PLAYING:
+        raise RuleError("match_over", "the match is over")
+    if action.kind == RESIGN:
+        return _resign(state, seat)
+    hand = state.hand
+    if action.kind == NEXT_HAND:
+        if hand.phase != OVER:
+            raise RuleError("wrong_phase", "the hand is still being played")
+        return _next_hand(state)
+    if hand.phase == OVER:
+        raise RuleError("wrong_phase", "the hand is over; start the next hand")
+    if hand.turn != seat:
+        raise RuleError("not_your_turn", "it is the other player's turn")
+    expected = _PHASE_OF[action.kind]
+    if hand.phase != expected:
+        raise RuleError("wrong_phase", f"{action.kind} is not allowed in phase {hand.phase}")
+    return _HANDLERS[action.kind](state, seat, action)
+
+
+def _opponent(seat: int) -> int:
+    return 1 - seat
+
+
+def _take_upcard(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    new = state.copy()
+    hand = new.hand
+    c = hand.discard_pile.pop()
+    hand.hands[seat] |= 1 << c
+    hand.taken_from_discard[seat] |= 1 << c
+    hand.drawn_from_discard = c
+    hand.phase = DISCARD
+    return new, [Event("upcard_taken", {"seat": seat, "card": card(c).code})]
+
+
+def _pass(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    new = state.copy()
+    hand = new.hand
+    hand.passes += 1
+    if hand.passes == 1:
+        hand.turn = _opponent(seat)
+    else:
+        # Both passed: the non-dealer draws from the stock; the refused upcard stays put.
+        hand.turn = _opponent(hand.dealer)
+        hand.phase = DRAW
+        hand.upcard_refused = True
+    return new, [Event("upcard_passed", {"seat": seat, "next": hand.turn})]
+
+
+def _draw_stock(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    new = state.copy()
+    hand = new.hand
+    c = hand.stock.pop()
+    hand.hands[seat] |= 1 << c
+    hand.drawn_from_discard = None
+    hand.upcard_refused = False
+    hand.phase = DISCARD
+    event = Event(
+        "drew_stock", {"seat": seat, "stock_size": len(hand.stock)}, {seat: {"card": card(c).code}}
+    )
+    return new, [event]
+
+
+def _draw_discard(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    if state.hand.upcard_refused:
+        raise RuleError("upcard_refused", "both passed the upcard: draw from the stock")
+    new = state.copy()
+    hand = new.hand
+    c = hand.discard_pile.pop()
+    hand.hands[seat] |= 1 << c
+    hand.taken_from_discard[seat] |= 1 << c
+    hand.drawn_from_discard = c
+    hand.phase = DISCARD
+    return new, [Event("drew_discard", {"seat": seat, "card": card(c).code})]
+
+
+def _check_discard(hand: HandState, seat: int, c: int) -> None:
+    if not hand.hands[seat] >> c & 1:
+        raise RuleError("card_not_in_hand", f"{card(c).code} is not in your hand")
+    if c == hand.drawn_from_discard:
+        raise RuleError(
+            "cannot_discard_drawn_card", f"{card(c).code} was just taken from the discard pile"
+        )
+
+
+def _remove(hand: HandState, seat: int, c: int) -> None:
+    hand.hands[seat] &= ~(1 << c)
+    hand.taken_from_discard[seat] &= ~(1 << c)
+    hand.discard_pile.append(c)
+    hand.drawn_from_discard = None
+
+
+def _discard(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    c = _card_of(action)
+    _check_discard(state.hand, seat, c)
+    new = state.copy()
+    hand = new.hand
+    _remove(hand, seat, c)
+    events = [Event("discarded", {"seat": seat, "card": card(c).code})]
+    if len(hand.stock) <= new.rules.dead_hand_at:
+        events += _end_hand(new, None, dead=True)
+    else:
+        hand.turn = _opponent(seat)
+        hand.phase = DRAW
+    return new, events
+
+
+def _knock(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    c = _card_of(action)
+    hand = state.hand
+    _check_discard(hand, seat, c)
+    dw = deadwood(hand.hands[seat] & ~(1 << c))
+    if dw > hand.knock_limit:
+        raise RuleError(
+            "deadwood_too_high",
+            f"deadwood after discarding {card(c).code} is {dw}; "
+            f"the knock limit is {hand.knock_limit}",
+        )
+    new = state.copy()
+    _remove(new.hand, seat, c)
+    events = [
+        Event("knocked", {"seat": seat, "card": card(c).code, "deadwood": dw, "gin": dw == 0})
+    ]
+    return new, events + _end_hand(new, seat, dead=False)
+
+
+def _big_gin(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    if not state.rules.big_gin_bonus:
+        raise RuleError("big_gin_not_allowed", "this ruleset has no big gin")
+    if deadwood(state.hand.hands[seat]) != 0:
+        raise RuleError("not_big_gin", "big gin needs all 11 cards in melds")
+    new = state.copy()
+    new.hand.drawn_from_discard = None
+    return new, [Event("big_gin", {"seat": seat}), *_end_hand(new, seat, dead=False, big=True)]
+
+
+def _card_of(action: Action) -> int:
+    if action.card is None:
+        raise RuleError("card_required", f"{action.kind} needs a card")
+    return action.card
+
+
+def _end_hand(
+    state: MatchState, knocker: int | None, *, dead: bool, big: bool = False
+) -> list[Event]:
+    """Close the hand in place: settle, score, pick the next dealer, maybe end the match."""
+    hand = state.hand
+    rules = state.rules
+    hand.phase = OVER
+    revealed = [codes(_cards(m)) for m in hand.hands]
+    result: dict[str, Any] = {
+        "hand_number": hand.number,
+        "hands": revealed,
+        "seed": hand.seed,
+        "nonce": hand.nonce,
+    }
+    if dead or knocker is None:
+        result.update(outcome="dead_hand", knocker=None, winner=None, points=0)
+        state.next_dealer = hand.dealer
+    else:
+        s: Settlement = settle(
+            hand.hands[knocker],
+            hand.hands[_opponent(knocker)],
+            big_gin=big,
+            gin_bonus=rules.gin_bonus,
+            big_gin_bonus=rules.big_gin_bonus,
+            undercut_bonus=rules.undercut_bonus,
+            multiplier=hand.multiplier,
+        )
+        winner = knocker if s.knocker_won else _opponent(knocker)
+        result.update(
+            outcome=s.outcome,
+            knocker=knocker,
+            winner=winner,
+            points=s.points,
+            settlement=s.to_dict(),
+        )
+        state.scores[winner] += s.points
+        state.hands_won[winner] += 1
+        state.next_dealer = winner if rules.winner_deals else _opponent(hand.dealer)
+    result["scores"] = list(state.scores)
+    hand.result = result
+    state.history.append({k: result[k] for k in ("hand_number", "outcome", "winner", "points")})
+    events = [Event("hand_over", result)]
+    if result["winner"] is not None and state.scores[result["winner"]] >= rules.target:
+        events += _finish(state, result["winner"], "target")
+    return events
+
+
+def _finish(state: MatchState, winner: int, reason: str) -> list[Event]:
+    """End the match; game/shutout and line bonuses apply only when the target was reached."""
+    rules = state.rules
+    loser = _opponent(winner)
+    bonuses = [{"game": 0, "line": 0}, {"game": 0, "line": 0}]
+    if reason == "target":
+        shutout = state.scores[loser] == 0 and rules.shutout_bonus
+        bonuses[winner]["game"] = rules.shutout_bonus if shutout else rules.game_bonus
+        for s in (0, 1):
+            bonuses[s]["line"] = rules.line_bonus * state.hands_won[s]
+    state.status = FINISHED
+    state.winner = winner
+    state.finish_reason = reason
+    state.bonuses = bonuses
+    state.final_scores = [state.scores[s] + bonuses[s]["game"] + bonuses[s]["line"] for s in (0, 1)]
+    return [
+        Event(
+            "match_over",
+            {
+                "winner": winner,
+                "reason": reason,
+                "scores": list(state.scores),
+                "bonuses": bonuses,
+                "final_scores": list(state.final_scores),
+            },
+        )
+    ]
+
+
+def _resign(state: MatchState, seat: int) -> tuple[MatchState, list[Event]]:
+    new = state.copy()
+    events = [Event("resigned", {"seat": seat})]
+    return new, events + _finish(new, _opponent(seat), "resignation")
+
+
+def _next_hand(state: MatchState) -> tuple[MatchState, list[Event]]:
+    new = state.copy()
+    dealer = new.next_dealer if new.next_dealer is not None else new.hand.dealer
+    new.hand, event = _deal(new.rules, new.seed, new.hand.number + 1, dealer)
+    new.next_dealer = None
+    return new, [event]
+
+
+_PHASE_OF = {
+    TAKE_UPCARD: UPCARD_OFFER,
+    PASS: UPCARD_OFFER,
+    DRAW_STOCK: DRAW,
+    DRAW_DISCARD: DRAW,
+    DISCARD_CARD: DISCARD,
+    KNOCK: DISCARD,
+    BIG_GIN: DISCARD,
+}
+_HANDLERS = {
+    TAKE_UPCARD: _take_upcard,
+    PASS: _pass,
+    DRAW_STOCK: _draw_stock,
+    DRAW_DISCARD: _draw_discard,
+    DISCARD_CARD: _discard,
+    KNOCK: _knock,
+    BIG_GIN: _big_gin,
+}

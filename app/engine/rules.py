@@ -1,0 +1,91 @@
+"""Rulesets: every rule that differs between products, as named presets plus overrides."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from app.engine.errors import RuleError
+
+FIRST_DEALERS = ("random", "seat0", "seat1")
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """The fields of RULES.md §9. A bonus of 0 is off (``big_gin_bonus`` 0: no big gin)."""
+
+    preset: str = "standard"
+    upcard_offer: bool = True
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    big_gin_bonus: int = 31
+    undercut_bonus: int = 25
+    dead_hand_at: int = 2
+    winner_deals: bool = True
+    first_dealer: str = "random"
+    target: int = 100
+    game_bonus: int = 0
+    shutout_bonus: int = 0
+    line_bonus: int = 0
+    oklahoma: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Ruleset:
+        return cls(**dict(data))
+
+
+PRESETS: dict[str, Ruleset] = {
+    "standard": Ruleset(),
+    "cardems": Ruleset(
+        preset="cardems", upcard_offer=False, big_gin_bonus=0, dead_hand_at=0, first_dealer="seat1"
+    ),
+    "reino": Ruleset(preset="reino", game_bonus=100, shutout_bonus=200, line_bonus=25),
+    "classic": Ruleset(preset="classic", big_gin_bonus=0, undercut_bonus=10),
+    "oklahoma": Ruleset(preset="oklahoma", oklahoma=True),
+}
+
+# Allowed range of each integer field, inclusive.
+_RANGES: dict[str, tuple[int, int]] = {
+    "knock_limit": (0, 10),
+    "gin_bonus": (0, 1000),
+    "big_gin_bonus": (0, 1000),
+    "undercut_bonus": (0, 1000),
+    "dead_hand_at": (0, 10),
+    "target": (1, 10000),
+    "game_bonus": (0, 10000),
+    "shutout_bonus": (0, 10000),
+    "line_bonus": (0, 1000),
+}
+_BOOLS = {"upcard_offer", "winner_deals", "oklahoma"}
+
+
+def make_ruleset(preset: str = "standard", overrides: Mapping[str, Any] | None = None) -> Ruleset:
+    """A preset with validated field overrides; raises RuleError on any bad name or value."""
+    base = PRESETS.get(preset)
+    if base is None:
+        raise RuleError("unknown_preset", f"unknown preset {preset!r}; one of {sorted(PRESETS)}")
+    if not overrides:
+        return base
+    names = {f.name for f in fields(Ruleset)} - {"preset"}
+    clean: dict[str, Any] = {}
+    for name, value in overrides.items():
+        if name not in names:
+            raise RuleError("invalid_ruleset", f"unknown rule field {name!r}")
+        if name in _BOOLS:
+            if not isinstance(value, bool):
+                raise RuleError("invalid_ruleset", f"{name} must be true or false")
+        elif name == "first_dealer":
+            if value not in FIRST_DEALERS:
+                raise RuleError("invalid_ruleset", f"first_dealer must be one of {FIRST_DEALERS}")
+        else:
+            low, high = _RANGES[name]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise RuleError(
+                    "invalid_ruleset", f"{name} must be an integer from {low} to {high}"
+                )
+        clean[name] = value
+    return replace(base, **clean)
