@@ -1,0 +1,54 @@
+"""Alembic environment: async engines; reuses a connection handed over by the app at start."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from sqlalchemy import Connection
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from alembic import context
+from app.store.models import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def _run(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def _run_async(url: str) -> None:
+    engine = create_async_engine(url)
+    async with engine.begin() as connection:
+        await connection.run_sync(_run)
+    await engine.dispose()
+
+
+def run_migrations_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _run(connection)
+        return
+    url = os.environ.get("DATABASE_URL") or config.get_main_option("sqlalchemy.url")
+    assert url, "no database URL"
+    asyncio.run(_run_async(url))
+
+
+if context.is_offline_mode():
+    context.configure(
+        url=config.get_main_option("sqlalchemy.url"),
+        target_metadata=target_metadata,
+        literal_binds=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+else:
+    run_migrations_online()

@@ -1,0 +1,22 @@
+"""Every setting of the server, read once from the environment (or a ``.env`` file)."""
+
+from __future__ import annotations
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Environment variables of the same name (case-insensitive) override each default."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str = "sqlite+aiosqlite:///./ginrummy.db"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # Where clients reach this server; invite links are built on it.
+    public_url: str = "http://127.0.0.1:8000"
+    # Chat: at most ``chat_rate_count`` lines per player within ``chat_rate_window`` seconds.
+    chat_rate_count: int = 5
+    chat_rate_window: float = 10.0
+    # Apply ``alembic upgrade head`` when the app starts.
+    migrate_on_start: bool = True

@@ -1,0 +1,13 @@
+"""Persistence: SQLAlchemy 2 async models, the database handle and the repository functions.
+
+The schema comes only from the Alembic migrations in ``alembic/`` (``run_migrations``); the
+models here mirror it for queries. The event log is append-only: one row per engine event with a
+contiguous per-table ``seq``; ``snapshots`` hold the latest ``MatchState`` of each match so a
+table loads in one read. Every change to a table goes through ``repo.commit_change``, one
+transaction guarded by the table's version.
+"""
+
+from app.store.db import Database
+from app.store.migrate import run_migrations
+
+__all__ = ["Database", "run_migrations"]

@@ -1,0 +1,70 @@
+"""The database handle: an async engine, a session factory and the write gate."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+
+class Database:
+    """One engine per app. ``read()`` and ``write()`` each yield a session inside a transaction.
+
+    SQLite allows one writer at a time, and a transaction that read before it wrote fails at
+    once (SQLITE_BUSY_SNAPSHOT) when another writer committed meanwhile. So with SQLite every
+    write transaction of this process passes one asyncio lock, and a writer from another process
+    waits on ``busy_timeout``. PostgreSQL needs no gate: the version-guarded UPDATE serialises.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        kwargs: dict[str, Any] = {}
+        if not self.is_sqlite:
+            kwargs.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
+        self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        if self.is_sqlite:
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._write_gate = asyncio.Lock() if self.is_sqlite else None
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction; commits on exit, rolls back on an exception."""
+        if self._write_gate is None:
+            async with self.sessions() as session, session.begin():
+                yield session
+            return
+        async with self._write_gate, self.sessions() as session, session.begin():
+            yield session
+
+    async def ping(self) -> None:
+        """Raise unless the database answers."""
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()

@@ -1,0 +1,159 @@
+"""The tables, as SQLAlchemy 2 declarative models (the migrations are the schema's source)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every backend (SQLite drops the zone otherwise)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+        datetime: UTCDateTime,
+    }
+
+
+class Player(Base):
+    """An anonymous player; only the SHA-256 of their bearer token is kept."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+
+
+class Table(Base):
+    """A table: its ruleset, invite code, status, current match and the version guard.
+
+    ``version`` grows with every change of game state (join, start, move, deck design);
+    ``last_seq`` is the seq of the newest event in the log (chat advances it, not the version).
+    """
+
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_by: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    preset: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]]
+    invite_code: Mapped[str] = mapped_column(String(32), unique=True)
+    status: Mapped[str] = mapped_column(String(16))
+    match_number: Mapped[int] = mapped_column(Integer, default=0)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    last_seq: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime]
+
+
+class Seat(Base):
+    """Seat 0 or 1 of a table: a player, or (later) a bot of ``bot_level``, and a deck design."""
+
+    __tablename__ = "seats"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
+    bot_level: Mapped[str | None] = mapped_column(String(32))
+    deck_design: Mapped[str] = mapped_column(String(32))
+    joined_at: Mapped[datetime]
+
+
+class EventRow(Base):
+    """One event of a table's append-only log: ``Event.to_dict()`` with public and private parts.
+
+    ``secret`` holds what no recipient may ever receive through the log itself (the stock order
+    of a fresh deal); it feeds the hand history once the hand is over.
+    """
+
+    __tablename__ = "events"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer)
+    hand_number: Mapped[int | None] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]]
+    secret: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    created_at: Mapped[datetime]
+
+    __table_args__ = (Index("ix_events_hand", "table_id", "match_number", "hand_number"),)
+
+
+class Snapshot(Base):
+    """The latest state of one match at a table (``MatchState.to_dict()``, secrets included)."""
+
+    __tablename__ = "snapshots"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    last_seq: Mapped[int] = mapped_column(Integer)
+    state: Mapped[dict[str, Any]]
+    updated_at: Mapped[datetime]
+
+
+class FinishedMatch(Base):
+    """A match that ended by target or resignation; abandoned matches never get a row."""
+
+    __tablename__ = "finished_matches"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat0_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
+    seat1_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
+    winner: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(16))
+    scores: Mapped[list[Any]]
+    final_scores: Mapped[list[Any]]
+    finished_at: Mapped[datetime]
+
+
+class ChatMessage(Base):
+    """A chat line; it is also a public event (``seq``) in the table's log."""
+
+    __tablename__ = "chat_messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]
+
+
+class IdempotencyKey(Base):
+    """The first successful response to a request carrying ``Idempotency-Key``, per player."""
+
+    __tablename__ = "idempotency_keys"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer)
+    body: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]

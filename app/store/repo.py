@@ -1,0 +1,365 @@
+"""Repository functions: every query the service runs, each on a session it is given.
+
+``commit_change`` is the one write path of a table: a version-guarded UPDATE of the table row
+first (so SQLite takes its write lock before any read of this transaction), then the events with
+their contiguous seqs, the snapshot, seats, chat and the finished-match record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.engine import Event, MatchState
+from app.store.models import (
+    ChatMessage,
+    EventRow,
+    FinishedMatch,
+    IdempotencyKey,
+    Player,
+    Seat,
+    Snapshot,
+    Table,
+    utcnow,
+)
+
+
+class VersionConflictError(Exception):
+    """The table changed since it was loaded; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """A seat as the service sees it: who sits there (player or bot) and their deck design."""
+
+    seat: int
+    player_id: str | None
+    player_name: str | None
+    bot_level: str | None
+    deck_design: str
+
+
+@dataclass(slots=True)
+class Loaded:
+    """A table as read in one transaction: row, seats, and the current match's state."""
+
+    table: Table
+    seats: list[SeatInfo]
+    state: MatchState | None
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        for s in self.seats:
+            if player_id is not None and s.player_id == player_id:
+                return s.seat
+        return None
+
+    def seat_info(self, seat: int) -> SeatInfo | None:
+        return next((s for s in self.seats if s.seat == seat), None)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event of the log with its per-table sequence number."""
+
+    table_id: str
+    seq: int
+    match_number: int
+    hand_number: int | None
+    event: Event
+
+
+@dataclass(slots=True)
+class Change:
+    """What one command does to a table; the pipeline writes it in one transaction."""
+
+    events: list[Event]
+    # The match's new state (None: unchanged); with ``new_match`` it starts the next match.
+    state: MatchState | None = None
+    new_match: bool = False
+    status: str | None = None
+    seats: list[Seat] = field(default_factory=list)
+    deck_designs: dict[int, str] = field(default_factory=dict)
+    chat: tuple[str, str] | None = None  # (player_id, text)
+    # Chat lines are log entries but not game state: they leave the version alone.
+    bumps_version: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    version: int
+    stored: list[StoredEvent]
+
+    @property
+    def last_seq(self) -> int:
+        return self.stored[-1].seq
+
+
+async def add_player(session: AsyncSession, player_id: str, name: str, token_hash: str) -> Player:
+    player = Player(id=player_id, name=name, token_hash=token_hash, created_at=utcnow())
+    session.add(player)
+    return player
+
+
+async def player_by_token_hash(session: AsyncSession, token_hash: str) -> Player | None:
+    return (
+        await session.execute(select(Player).where(Player.token_hash == token_hash))
+    ).scalar_one_or_none()
+
+
+async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
+    return (
+        await session.execute(select(Table.id).where(Table.invite_code == code))
+    ).scalar_one_or_none()
+
+
+async def add_table(session: AsyncSession, table: Table, seat0: Seat, created: Event) -> None:
+    """A new table, its creator in seat 0, and its first log entry (seq 1)."""
+    session.add(table)
+    await session.flush()
+    session.add(seat0)
+    session.add(_event_row(table.id, 1, 0, None, created))
+
+
+async def load(session: AsyncSession, table_id: str) -> Loaded | None:
+    """The table, its seats and its current match state, or None for an unknown table."""
+    table = await session.get(Table, table_id, populate_existing=True)
+    if table is None:
+        return None
+    rows = (
+        await session.execute(
+            select(Seat, Player.name)
+            .outerjoin(Player, Seat.player_id == Player.id)
+            .where(Seat.table_id == table_id)
+            .order_by(Seat.seat)
+        )
+    ).all()
+    seats = [SeatInfo(s.seat, s.player_id, name, s.bot_level, s.deck_design) for s, name in rows]
+    state = None
+    if table.match_number:
+        snap = await session.get(Snapshot, (table_id, table.match_number))
+        state = None if snap is None else MatchState.from_dict(snap.state)
+    return Loaded(table, seats, state)
+
+
+async def load_match_state(session: AsyncSession, table_id: str, match: int) -> MatchState | None:
+    snap = await session.get(Snapshot, (table_id, match))
+    return None if snap is None else MatchState.from_dict(snap.state)
+
+
+async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -> Committed:
+    """Write ``change`` if the table is still at the loaded version; else VersionConflictError."""
+    table = loaded.table
+    n = len(change.events)
+    values: dict[str, Any] = {
+        "version": Table.version + (1 if change.bumps_version else 0),
+        "last_seq": Table.last_seq + n,
+    }
+    match_number = table.match_number + (1 if change.new_match else 0)
+    if change.new_match:
+        values["match_number"] = match_number
+    if change.status is not None:
+        values["status"] = change.status
+    result = await session.execute(
+        update(Table)
+        .where(Table.id == table.id, Table.version == table.version)
+        .values(**values)
+        .returning(Table.version, Table.last_seq)
+        .execution_options(synchronize_session=False)
+    )
+    row = result.one_or_none()
+    if row is None:
+        raise VersionConflictError(table.id)
+    version, last_seq = row
+    first = last_seq - n + 1
+    previous_hand = loaded.state.hand.number if loaded.state and not change.new_match else None
+    stored: list[StoredEvent] = []
+    for i, event in enumerate(change.events):
+        hand = event.public.get("hand_number") if event.type == "hand_started" else None
+        if hand is None and event.type not in _TABLE_EVENTS:
+            hand = previous_hand
+        secret = None
+        if event.type == "hand_started" and change.state is not None:
+            # The deal's stock order, top first: only ever served by the finished-hand history.
+            secret = {"stock": change.state.hand.to_dict()["stock"][::-1]}
+        session.add(_event_row(table.id, first + i, match_number, hand, event, secret=secret))
+        stored.append(StoredEvent(table.id, first + i, match_number, hand, event))
+    if change.state is not None:
+        snapshot = Snapshot(
+            table_id=table.id,
+            match_number=match_number,
+            version=version,
+            last_seq=last_seq,
+            state=change.state.to_dict(),
+            updated_at=utcnow(),
+        )
+        await session.merge(snapshot)
+        was_playing = loaded.state is not None and loaded.state.status == "playing"
+        if change.state.status == "finished" and was_playing and not change.new_match:
+            await _record_finished(session, loaded, match_number, change.state)
+    for seat in change.seats:
+        session.add(seat)
+    for seat_number, design in change.deck_designs.items():
+        await session.execute(
+            update(Seat)
+            .where(Seat.table_id == table.id, Seat.seat == seat_number)
+            .values(deck_design=design)
+            .execution_options(synchronize_session=False)
+        )
+    if change.chat is not None:
+        player_id, text = change.chat
+        session.add(
+            ChatMessage(
+                table_id=table.id, seq=first, player_id=player_id, text=text, created_at=utcnow()
+            )
+        )
+    return Committed(version, stored)
+
+
+# Events about the table itself, not about a hand.
+_TABLE_EVENTS = frozenset(
+    {"table_created", "player_joined", "deck_chosen", "match_started", "chat"}
+)
+
+
+def _event_row(
+    table_id: str,
+    seq: int,
+    match: int,
+    hand: int | None,
+    event: Event,
+    *,
+    secret: dict[str, Any] | None = None,
+) -> EventRow:
+    return EventRow(
+        table_id=table_id,
+        seq=seq,
+        match_number=match,
+        hand_number=hand,
+        type=event.type,
+        data=event.to_dict(),
+        secret=secret,
+        created_at=utcnow(),
+    )
+
+
+async def _record_finished(
+    session: AsyncSession, loaded: Loaded, match: int, state: MatchState
+) -> None:
+    players = [loaded.seat_info(s) for s in (0, 1)]
+    assert state.winner is not None and state.finish_reason is not None
+    assert state.final_scores is not None
+    session.add(
+        FinishedMatch(
+            table_id=loaded.table.id,
+            match_number=match,
+            seat0_player_id=players[0].player_id if players[0] else None,
+            seat1_player_id=players[1].player_id if players[1] else None,
+            winner=state.winner,
+            reason=state.finish_reason,
+            scores=list(state.scores),
+            final_scores=list(state.final_scores),
+            finished_at=utcnow(),
+        )
+    )
+
+
+async def events_since(
+    session: AsyncSession, table_id: str, since: int, limit: int | None = None
+) -> list[StoredEvent]:
+    """The log of ``table_id`` after seq ``since``, oldest first (at most ``limit`` rows)."""
+    query = (
+        select(EventRow)
+        .where(EventRow.table_id == table_id, EventRow.seq > since)
+        .order_by(EventRow.seq)
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    rows = (await session.execute(query)).scalars().all()
+    return [_stored(r) for r in rows]
+
+
+def _stored(row: EventRow) -> StoredEvent:
+    return StoredEvent(
+        row.table_id, row.seq, row.match_number, row.hand_number, Event.from_dict(row.data)
+    )
+
+
+async def hand_rows(
+    session: AsyncSession, table_id: str, match: int, hand: int
+) -> Sequence[EventRow]:
+    """Every logged event of one hand, oldest first (secret columns included)."""
+    query = select(EventRow).where(
+        EventRow.table_id == table_id, EventRow.match_number == match, EventRow.hand_number == hand
+    )
+    return (await session.execute(query.order_by(EventRow.seq))).scalars().all()
+
+
+async def finished_matches(
+    session: AsyncSession, player_id: str
+) -> list[tuple[FinishedMatch, dict[int, Player]]]:
+    """The player's finished matches, newest first, with both seats' players."""
+    matches = (
+        (
+            await session.execute(
+                select(FinishedMatch)
+                .where(
+                    or_(
+                        FinishedMatch.seat0_player_id == player_id,
+                        FinishedMatch.seat1_player_id == player_id,
+                    )
+                )
+                .order_by(FinishedMatch.finished_at.desc())
+            )
+        )
+        .scalars()
+        .all()
+    )
+    ids = {pid for m in matches for pid in (m.seat0_player_id, m.seat1_player_id) if pid}
+    players = (
+        {
+            p.id: p
+            for p in (await session.execute(select(Player).where(Player.id.in_(ids)))).scalars()
+        }
+        if ids
+        else {}
+    )
+    out = []
+    for m in matches:
+        seats = {
+            s: players[pid]
+            for s, pid in ((0, m.seat0_player_id), (1, m.seat1_player_id))
+            if pid in players
+        }
+        out.append((m, seats))
+    return out
+
+
+async def idempotent_response(
+    session: AsyncSession, player_id: str, key: str
+) -> IdempotencyKey | None:
+    return await session.get(IdempotencyKey, (player_id, key))
+
+
+async def save_idempotent(
+    session: AsyncSession,
+    player_id: str,
+    key: str,
+    *,
+    fingerprint: str,
+    status_code: int,
+    body: dict[str, Any],
+) -> None:
+    session.add(
+        IdempotencyKey(
+            player_id=player_id,
+            key=key,
+            fingerprint=fingerprint,
+            status_code=status_code,
+            body=body,
+            created_at=utcnow(),
+        )
+    )
