@@ -1,0 +1,162 @@
+"""Commands: what a player may ask of a table. Each decides a ``Change`` from a loaded table.
+
+``decide`` is pure (the pipeline supplies a fresh seed); the engine validates every move, and
+these only add the table's own rules: who sits where, who starts, when a rematch may begin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.engine import Action, Event, Ruleset, apply, new_match
+from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.store.models import Seat, utcnow
+from app.store.repo import Change, Loaded
+
+DECK_DESIGNS = ("classic", "royal", "neon", "forest")
+CHAT_MAX = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who submits a command: a player (by id and name) or, later, a bot seat."""
+
+    player_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    loaded: Loaded
+    actor: Actor
+    seat: int | None
+    seed: str
+
+
+class Command(Protocol):
+    def decide(self, ctx: Context) -> Change: ...
+
+
+def _seated(ctx: Context) -> int:
+    if ctx.seat is None:
+        raise ForbiddenError("not_seated", "you do not hold a seat at this table")
+    return ctx.seat
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """An engine action: a move of the hand, next hand, or resign."""
+
+    action: Action
+
+    def decide(self, ctx: Context) -> Change:
+        seat = _seated(ctx)
+        state = ctx.loaded.state
+        if state is None:
+            raise ConflictError("match_not_started", "the match has not started")
+        new, events = apply(state, seat, self.action)
+        return Change(events, state=new, status="finished" if new.status == "finished" else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Take seat 1 (the invite was already checked by the caller)."""
+
+    deck_design: str = DECK_DESIGNS[0]
+
+    def decide(self, ctx: Context) -> Change:
+        if ctx.seat is not None:
+            raise ConflictError("already_seated", f"you already hold seat {ctx.seat}")
+        if ctx.loaded.seat_info(1) is not None:
+            raise ConflictError("table_full", "both seats are taken; open the table to watch")
+        seat = Seat(
+            table_id=ctx.loaded.table.id,
+            seat=1,
+            player_id=ctx.actor.player_id,
+            bot_level=None,
+            deck_design=self.deck_design,
+            joined_at=utcnow(),
+        )
+        event = Event(
+            "player_joined",
+            {
+                "seat": 1,
+                "player": {"id": ctx.actor.player_id, "name": ctx.actor.name},
+                "deck_design": self.deck_design,
+            },
+        )
+        return Change([event], seats=[seat], status="ready")
+
+
+def _start(ctx: Context) -> Change:
+    rules = Ruleset.from_dict(ctx.loaded.table.rules)
+    state, events = new_match(rules, ctx.seed)
+    number = ctx.loaded.table.match_number + 1
+    started = Event("match_started", {"match_number": number, "rules": rules.to_dict()})
+    return Change([started, *events], state=state, new_match=True, status="playing")
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The creator (seat 0) starts the first match once both seats are taken."""
+
+    def decide(self, ctx: Context) -> Change:
+        if _seated(ctx) != 0:
+            raise ForbiddenError(
+                "not_creator", "only the table's creator (seat 0) starts the match"
+            )
+        if ctx.loaded.table.match_number:
+            raise ConflictError("match_already_started", "the match has started already")
+        if ctx.loaded.seat_info(1) is None:
+            raise ConflictError("waiting_for_opponent", "seat 1 is empty: share the invite first")
+        return _start(ctx)
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Either seated player starts a new match at the same table once the last one is over."""
+
+    def decide(self, ctx: Context) -> Change:
+        _seated(ctx)
+        state = ctx.loaded.state
+        if state is None or state.status != "finished":
+            raise ConflictError(
+                "match_not_finished", "a rematch needs the current match to be over"
+            )
+        return _start(ctx)
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseDeck:
+    """A seat's deck design, shown to everyone for that seat."""
+
+    design: str
+
+    def decide(self, ctx: Context) -> Change:
+        seat = _seated(ctx)
+        if self.design not in DECK_DESIGNS:
+            raise InvalidError("invalid_deck_design", f"deck design must be one of {DECK_DESIGNS}")
+        event = Event("deck_chosen", {"seat": seat, "design": self.design})
+        return Change([event], deck_designs={seat: self.design})
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A public chat line (1-500 characters after trimming), also logged as an event."""
+
+    text: str
+
+    def decide(self, ctx: Context) -> Change:
+        text = self.text.strip()
+        if not 1 <= len(text) <= CHAT_MAX:
+            raise InvalidError("invalid_chat", f"a chat line has 1 to {CHAT_MAX} characters")
+        event = Event(
+            "chat",
+            {
+                "seat": ctx.seat,
+                "player": {"id": ctx.actor.player_id, "name": ctx.actor.name},
+                "text": text,
+            },
+        )
+        return Change([event], chat=(ctx.actor.player_id, text), bumps_version=False)

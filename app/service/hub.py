@@ -1,0 +1,126 @@
+"""The in-process publish seam: the pipeline publishes here after each commit; WebSockets listen.
+
+Interfaces for transport code (the WebSocket endpoints):
+
+- ``hub.table(table_id)`` -> ``Subscription[StoredEvent]``: every event committed at that table
+  from now on, in seq order (the pipeline publishes under the table's lock, after the commit).
+  Each item is a ``StoredEvent(table_id, seq, match_number, hand_number, event)``; redact it per
+  recipient with ``item.event.for_recipient(seat_or_None)`` — never send ``event.to_dict()``.
+- ``hub.player(player_id)`` -> ``Subscription[Notification]``: that player's notifications
+  across all tables (``your_turn``, ``opponent_joined``, ``match_finished``).
+- Use a subscription as ``async with hub.table(tid) as sub: async for item in sub: ...``.
+  Subscribe *before* reading the backlog from the store (``TableService.events_since``) and drop
+  items whose seq you already sent, so nothing falls between the two.
+- A subscriber that falls ``QUEUE_LIMIT`` items behind is marked ``overflowed`` and its
+  iteration stops; it must resync from the store (events since its last seq, or a full view).
+
+The hub is per process: with several server processes each only sees its own commits (a
+PostgreSQL LISTEN/NOTIFY bridge would feed ``publish`` from the others).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+from app.store.repo import StoredEvent
+
+T = TypeVar("T")
+
+QUEUE_LIMIT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A message for one player about one of their tables."""
+
+    player_id: str
+    type: str
+    table_id: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "table_id": self.table_id, **self.data}
+
+
+class Subscription(Generic[T]):
+    """A queue of published items for one listener; iterate it, close it when done."""
+
+    def __init__(self, registry: dict[str, set[Subscription[T]]], key: str) -> None:
+        self._registry = registry
+        self._key = key
+        self._queue: asyncio.Queue[T | None] = asyncio.Queue(QUEUE_LIMIT)
+        self.overflowed = False
+        registry[key].add(self)
+
+    def put(self, item: T) -> None:
+        if self.overflowed:
+            return
+        try:
+            self._queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.overflowed = True
+            self._queue.get_nowait()
+            self._queue.put_nowait(None)
+
+    async def get(self) -> T | None:
+        """The next item, or None once the subscription overflowed or closed."""
+        if self.overflowed and self._queue.empty():
+            return None
+        return await self._queue.get()
+
+    def close(self) -> None:
+        subs = self._registry.get(self._key)
+        if subs is not None:
+            subs.discard(self)
+            if not subs:
+                del self._registry[self._key]
+        if not self._queue.full():
+            self._queue.put_nowait(None)
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[T]:
+        while (item := await self.get()) is not None:
+            yield item
+
+    async def __aenter__(self) -> Subscription[T]:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Hub:
+    """Fan-out of committed table events and player notifications to in-process listeners."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
+        self._players: dict[str, set[Subscription[Notification]]] = defaultdict(set)
+
+    def table(self, table_id: str) -> Subscription[StoredEvent]:
+        return Subscription(self._tables, table_id)
+
+    def player(self, player_id: str) -> Subscription[Notification]:
+        return Subscription(self._players, player_id)
+
+    def publish(self, events: Iterable[StoredEvent]) -> None:
+        """Hand committed events to every subscriber of their table."""
+        for item in events:
+            for sub in list(self._tables.get(item.table_id, ())):
+                sub.put(item)
+
+    def notify(self, notifications: Iterable[Notification]) -> None:
+        for note in notifications:
+            for sub in list(self._players.get(note.player_id, ())):
+                sub.put(note)

@@ -1,0 +1,457 @@
+"""The tables service: the one command pipeline and the read models built on the store.
+
+Every change to a table, whatever its source (HTTP route, WebSocket message, bot), is
+``TableService.submit(table_id, actor, command, expected_version=..., idempotency=...)``:
+
+1. authenticate the seat (the caller resolved the token to an ``Actor``; ``submit`` finds the
+   actor's seat and each command decides whether the seat may act);
+2. load the table, its seats and the match state with the table's version;
+3. the engine validates and applies (``commands.Command.decide``);
+4. append the events and the new snapshot in one transaction guarded by the version
+   (``repo.commit_change``); on a lost race, retry once from a fresh load — a duplicate of the
+   same move then meets the engine's refusal — unless the caller pinned ``expected_version``,
+   which gets ``409 stale_version``;
+5. publish the stored events and notifications to the ``Hub`` (after commit, under the table's
+   in-process lock, so listeners see seqs in order).
+
+Other entry points for transport code: ``authenticate(token) -> Actor``, ``load(table_id) ->
+Loaded`` (state plus ``loaded.table.version`` / ``last_seq``), ``table_view(table_id, actor)``,
+``events_since(table_id, since, seat)`` (redacted, each with its ``seq``), ``redact(stored,
+seat)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+import uuid
+import weakref
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from app.engine import Event, make_ruleset, view
+from app.engine.cards import commitment
+from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join
+from app.service.errors import ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError
+from app.service.hub import Hub, Notification
+from app.store import Database, repo
+from app.store.models import Seat, Table, utcnow
+from app.store.repo import Committed, Loaded, StoredEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    """A client's ``Idempotency-Key`` and a fingerprint of the request it came with."""
+
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A command's response: status and JSON body (replayed for an idempotent retry)."""
+
+    status_code: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ChatLimiter:
+    """At most ``count`` chat lines per player in any ``window`` seconds (in this process)."""
+
+    def __init__(
+        self, count: int, window: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.count = count
+        self.window = window
+        self.clock = clock
+        self._sent: dict[str, deque[float]] = defaultdict(deque)
+
+    def acquire(self, player_id: str) -> None:
+        now = self.clock()
+        sent = self._sent[player_id]
+        while sent and sent[0] <= now - self.window:
+            sent.popleft()
+        if len(sent) >= self.count:
+            wait = sent[0] + self.window - now
+            raise RateLimitedError(
+                "rate_limited", f"at most {self.count} chat lines per {self.window:g} s", wait
+            )
+        sent.append(now)
+
+
+class TableService:
+    """Players, tables and the command pipeline over one Database and one Hub."""
+
+    def __init__(
+        self, db: Database, hub: Hub, chat_limiter: ChatLimiter, public_url: str = ""
+    ) -> None:
+        self.db = db
+        self.hub = hub
+        self.chat_limiter = chat_limiter
+        self.public_url = public_url.rstrip("/")
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    # Players.
+
+    async def create_player(self, name: str) -> tuple[Actor, str]:
+        """A new anonymous player and their bearer token (only its hash is stored)."""
+        token = secrets.token_urlsafe(32)
+        actor = Actor(uuid.uuid4().hex, name)
+        async with self.db.write() as session:
+            await repo.add_player(session, actor.player_id, name, hash_token(token))
+        return actor, token
+
+    async def authenticate(self, token: str | None) -> Actor:
+        """The player holding ``token``; UnauthenticatedError when missing or unknown."""
+        if not token:
+            raise UnauthenticatedError("unauthorized", "a bearer token is required")
+        async with self.db.read() as session:
+            player = await repo.player_by_token_hash(session, hash_token(token))
+        if player is None:
+            raise UnauthenticatedError("unauthorized", "unknown or revoked token")
+        return Actor(player.id, player.name)
+
+    async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
+        """The actor's finished matches, newest first, from their side of the table."""
+        async with self.db.read() as session:
+            rows = await repo.finished_matches(session, actor.player_id)
+        out = []
+        for match, players in rows:
+            mine = 0 if match.seat0_player_id == actor.player_id else 1
+            theirs = 1 - mine
+            opponent = players.get(theirs)
+            out.append(
+                {
+                    "table_id": match.table_id,
+                    "match_number": match.match_number,
+                    "seat": mine,
+                    "opponent": None
+                    if opponent is None
+                    else {"id": opponent.id, "name": opponent.name},
+                    "result": "win" if match.winner == mine else "loss",
+                    "reason": match.reason,
+                    "scores": {"you": match.scores[mine], "opponent": match.scores[theirs]},
+                    "final_scores": {
+                        "you": match.final_scores[mine],
+                        "opponent": match.final_scores[theirs],
+                    },
+                    "finished_at": match.finished_at.isoformat(),
+                }
+            )
+        return out
+
+    # Tables.
+
+    async def create_table(
+        self,
+        actor: Actor,
+        preset: str,
+        overrides: dict[str, Any],
+        deck_design: str = DECK_DESIGNS[0],
+    ) -> dict[str, Any]:
+        """A table with the actor in seat 0; the ruleset is validated by the engine."""
+        rules = make_ruleset(preset, overrides)
+        table = Table(
+            id=uuid.uuid4().hex,
+            created_by=actor.player_id,
+            preset=preset,
+            rules=rules.to_dict(),
+            invite_code=secrets.token_urlsafe(9),
+            status="waiting",
+            match_number=0,
+            version=1,
+            last_seq=1,
+            created_at=utcnow(),
+        )
+        seat = Seat(
+            table_id=table.id,
+            seat=0,
+            player_id=actor.player_id,
+            bot_level=None,
+            deck_design=deck_design,
+            joined_at=utcnow(),
+        )
+        created = Event(
+            "table_created",
+            {
+                "preset": preset,
+                "rules": rules.to_dict(),
+                "seat": 0,
+                "player": {"id": actor.player_id, "name": actor.name},
+                "deck_design": deck_design,
+            },
+        )
+        async with self.db.write() as session:
+            await repo.add_table(session, table, seat, created)
+        return await self.table_view(table.id, actor)
+
+    async def table_id_by_invite(self, code: str) -> str:
+        async with self.db.read() as session:
+            table_id = await repo.table_id_by_invite(session, code)
+        if table_id is None:
+            raise NotFoundError("invite_not_found", "no table has this invite code")
+        return table_id
+
+    async def join(
+        self,
+        code: str,
+        actor: Actor,
+        deck_design: str = DECK_DESIGNS[0],
+        idempotency: Idempotency | None = None,
+    ) -> Result:
+        """Take seat 1 of the table the invite code belongs to."""
+        table_id = await self.table_id_by_invite(code)
+        return await self.submit(table_id, actor, Join(deck_design), idempotency=idempotency)
+
+    async def load(self, table_id: str) -> Loaded:
+        """The table, its seats and its match state (``loaded.table.version``, ``last_seq``)."""
+        async with self.db.read() as session:
+            loaded = await repo.load(session, table_id)
+        if loaded is None:
+            raise NotFoundError("table_not_found", f"no table {table_id!r}")
+        return loaded
+
+    async def table_view(self, table_id: str, actor: Actor | None) -> dict[str, Any]:
+        """The table as ``actor`` may see it (a seat's view, or a spectator's with None)."""
+        return self.render(await self.load(table_id), actor)
+
+    def render(self, loaded: Loaded, actor: Actor | None) -> dict[str, Any]:
+        table = loaded.table
+        seat = loaded.seat_of(actor.player_id if actor else None)
+        out: dict[str, Any] = {
+            "table_id": table.id,
+            "version": table.version,
+            "seq": table.last_seq,
+            "status": table.status,
+            "preset": table.preset,
+            "rules": table.rules,
+            "match_number": table.match_number,
+            "you": seat,
+            "role": "spectator" if seat is None else "seat",
+            "seats": [_seat_json(loaded, s) for s in (0, 1)],
+            "game": None if loaded.state is None else view(loaded.state, seat),
+        }
+        if seat == 0 and loaded.seat_info(1) is None:
+            out["invite_code"] = table.invite_code
+            out["invite_url"] = f"{self.public_url}/v1/invites/{table.invite_code}"
+        return out
+
+    async def events_since(
+        self, table_id: str, since: int, seat: int | None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The log after seq ``since``, each event redacted for ``seat`` (None: spectator)."""
+        async with self.db.read() as session:
+            rows = await repo.events_since(session, table_id, since, limit)
+        return [redact(stored, seat) for stored in rows]
+
+    # The pipeline.
+
+    async def submit(
+        self,
+        table_id: str,
+        actor: Actor,
+        command: Command,
+        *,
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Result:
+        """Run ``command`` for ``actor`` at ``table_id`` through the one pipeline."""
+        if isinstance(command, Chat):
+            self.chat_limiter.acquire(actor.player_id)
+        async with self._lock(table_id):
+            for attempt in range(2):
+                if idempotency is not None:
+                    replay = await self._replay(actor, idempotency)
+                    if replay is not None:
+                        return replay
+                loaded = await self.load(table_id)
+                if expected_version is not None and loaded.table.version != expected_version:
+                    raise _stale(loaded.table.version, expected_version)
+                seat = loaded.seat_of(actor.player_id)
+                change = command.decide(Context(loaded, actor, seat, secrets.token_hex(32)))
+                try:
+                    async with self.db.write() as session:
+                        committed = await repo.commit_change(session, loaded, change)
+                        await session.flush()
+                        after = await repo.load(session, table_id)
+                        assert after is not None
+                        body = self._response(after, actor, committed)
+                        if idempotency is not None:
+                            await repo.save_idempotent(
+                                session,
+                                actor.player_id,
+                                idempotency.key,
+                                fingerprint=idempotency.fingerprint,
+                                status_code=200,
+                                body=body,
+                            )
+                except repo.VersionConflictError:
+                    if expected_version is not None or attempt:
+                        raise _stale(None, expected_version) from None
+                    continue
+                except IntegrityError:
+                    # The same Idempotency-Key committed by a concurrent request elsewhere.
+                    replay = await self._replay(actor, idempotency) if idempotency else None
+                    if replay is None:
+                        raise
+                    return replay
+                self.hub.publish(committed.stored)
+                self.hub.notify(_notifications(loaded, after, actor))
+                return Result(200, body)
+        raise AssertionError("unreachable")
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[table_id] = lock
+        return lock
+
+    async def _replay(self, actor: Actor, idempotency: Idempotency) -> Result | None:
+        async with self.db.read() as session:
+            row = await repo.idempotent_response(session, actor.player_id, idempotency.key)
+        if row is None:
+            return None
+        if row.fingerprint != idempotency.fingerprint:
+            raise ConflictError(
+                "idempotency_key_reused", "this Idempotency-Key was used for a different request"
+            )
+        return Result(row.status_code, row.body, replayed=True)
+
+    def _response(self, after: Loaded, actor: Actor, committed: Committed) -> dict[str, Any]:
+        seat = after.seat_of(actor.player_id)
+        return {
+            "version": committed.version,
+            "seq": committed.last_seq,
+            "events": [redact(s, seat) for s in committed.stored],
+            "table": self.render(after, actor),
+        }
+
+    # Hand history.
+
+    async def hand_history(self, table_id: str, hand: int, match: int | None) -> dict[str, Any]:
+        """A finished hand in full: deal, every event, result, seed, nonce and commitment."""
+        async with self.db.read() as session:
+            loaded = await repo.load(session, table_id)
+            if loaded is None:
+                raise NotFoundError("table_not_found", f"no table {table_id!r}")
+            match = loaded.table.match_number if match is None else match
+            rows = await repo.hand_rows(session, table_id, match, hand)
+            state = await repo.load_match_state(session, table_id, match)
+        if not rows or state is None:
+            raise NotFoundError("hand_not_found", f"match {match} has no hand {hand}")
+        events = [(r, Event.from_dict(r.data)) for r in rows]
+        result = next((e.public for _, e in events if e.type == "hand_over"), None)
+        resigned = state.status == "finished" and state.hand.number == hand
+        if result is None and not resigned:
+            raise ConflictError(
+                "hand_not_finished",
+                f"hand {hand} is still being played; its history opens when it ends",
+            )
+        start_row, start = events[0]
+        assert start.type == "hand_started" and start_row.secret is not None
+        seed, nonce = (
+            (result["seed"], result["nonce"]) if result else (state.hand.seed, state.hand.nonce)
+        )
+        dealer = start.public["dealer"]
+        return {
+            "table_id": table_id,
+            "match_number": match,
+            "hand_number": hand,
+            "ended_by": "hand_over" if result else "resignation",
+            "commitment": start.public["commitment"],
+            "seed": seed,
+            "nonce": nonce,
+            "commitment_valid": commitment(seed, nonce) == start.public["commitment"],
+            "dealer": dealer,
+            "deal": {
+                "hands": [start.private[0]["hand"], start.private[1]["hand"]],
+                "upcard": start.public["upcard"],
+                "stock": start_row.secret["stock"],
+            },
+            "events": [{"seq": r.seq, **e.to_dict()} for r, e in events],
+            "result": result,
+        }
+
+
+def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
+    """A logged event as ``seat`` (None: a spectator) may receive it, with its seq."""
+    return {"seq": stored.seq, **stored.event.for_recipient(seat)}
+
+
+def _stale(current: int | None, expected: int | None) -> ConflictError:
+    now = "" if current is None else f"; the table is at version {current}"
+    return ConflictError("stale_version", f"the table changed since version {expected}{now}")
+
+
+def _seat_json(loaded: Loaded, seat: int) -> dict[str, Any]:
+    info = loaded.seat_info(seat)
+    if info is None:
+        return {"seat": seat, "player": None, "bot_level": None, "deck_design": None}
+    player = None if info.player_id is None else {"id": info.player_id, "name": info.player_name}
+    return {
+        "seat": seat,
+        "player": player,
+        "bot_level": info.bot_level,
+        "deck_design": info.deck_design,
+    }
+
+
+def _notifications(before: Loaded, after: Loaded, actor: Actor) -> list[Notification]:
+    """your_turn when the turn passes to a player, opponent_joined, match_finished."""
+    table_id = after.table.id
+    out: list[Notification] = []
+    joined = after.seat_info(1)
+    if before.seat_info(1) is None and joined is not None:
+        creator = after.seat_info(0)
+        if creator is not None and creator.player_id is not None:
+            out.append(
+                Notification(
+                    creator.player_id,
+                    "opponent_joined",
+                    table_id,
+                    {"player": {"id": joined.player_id, "name": joined.player_name}},
+                )
+            )
+    state = after.state
+    if state is None or state is before.state:
+        return out
+    if state.status == "finished" and (before.state is None or before.state.status != "finished"):
+        for info in after.seats:
+            if info.player_id is not None:
+                out.append(
+                    Notification(
+                        info.player_id,
+                        "match_finished",
+                        table_id,
+                        {
+                            "winner": state.winner,
+                            "reason": state.finish_reason,
+                            "final_scores": state.final_scores,
+                        },
+                    )
+                )
+        return out
+    if state.status == "playing" and state.hand.phase != "over":
+        turn = after.seat_info(state.hand.turn)
+        if turn is not None and turn.player_id is not None and turn.player_id != actor.player_id:
+            out.append(
+                Notification(
+                    turn.player_id,
+                    "your_turn",
+                    table_id,
+                    {"hand_number": state.hand.number, "phase": state.hand.phase},
+                )
+            )
+    return out
