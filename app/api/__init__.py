@@ -1,0 +1,1 @@
+"""Transport: pydantic schemas, routes, dependencies and the one error mapping."""

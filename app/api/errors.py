@@ -1,0 +1,110 @@
+"""Every error type mapped to HTTP in one place; every error body is ``{"code", "message"}``.
+
+=====================  ======  =========================================================
+error                  status  codes
+=====================  ======  =========================================================
+UnauthenticatedError   401     unauthorized
+ForbiddenError         403     not_seated, not_creator
+NotFoundError          404     table_not_found, invite_not_found, hand_not_found,
+                               not_found (unknown route)
+ConflictError          409     stale_version, table_full, already_seated, match_not_started,
+                               match_already_started, waiting_for_opponent,
+                               match_not_finished, hand_not_finished, idempotency_key_reused
+RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ...
+RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
+                               invalid_ruleset
+InvalidError           422     invalid_chat, invalid_deck_design
+validation             422     invalid_request (with ``details``)
+RateLimitedError       429     rate_limited (with a ``Retry-After`` header)
+=====================  ======  =========================================================
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from app.engine import RuleError
+from app.service.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    UnauthenticatedError,
+)
+
+log = logging.getLogger(__name__)
+
+STATUS: dict[type[ServiceError], int] = {
+    UnauthenticatedError: 401,
+    ForbiddenError: 403,
+    NotFoundError: 404,
+    ConflictError: 409,
+    InvalidError: 422,
+    RateLimitedError: 429,
+}
+# Engine codes that describe malformed input rather than a rule refusing a well-formed move.
+INPUT_CODES = frozenset(
+    {"invalid_card", "card_required", "unknown_action", "unknown_preset", "invalid_ruleset"}
+)
+
+
+def error_body(code: str, message: str) -> dict[str, str]:
+    return {"code": code, "message": message}
+
+
+async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    headers: dict[str, str] = {}
+    if isinstance(exc, UnauthenticatedError):
+        headers["WWW-Authenticate"] = "Bearer"
+    if isinstance(exc, RateLimitedError):
+        headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+    status = next(s for cls, s in STATUS.items() if isinstance(exc, cls))
+    return JSONResponse(exc.to_dict(), status_code=status, headers=headers)
+
+
+async def _rule_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RuleError)
+    return JSONResponse(exc.to_dict(), status_code=422 if exc.code in INPUT_CODES else 409)
+
+
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    details = jsonable_encoder(exc.errors(), custom_encoder={Exception: str})
+    first = details[0] if details else {}
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
+    return JSONResponse(
+        {"code": "invalid_request", "message": message, "details": details}, status_code=422
+    )
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return JSONResponse(
+        error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
+    )
+
+
+async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=exc)
+    return JSONResponse(error_body("internal_error", "internal server error"), status_code=500)
+
+
+def install(app: FastAPI) -> None:
+    """Register every handler on ``app``."""
+    app.add_exception_handler(ServiceError, _service_error)
+    app.add_exception_handler(RuleError, _rule_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

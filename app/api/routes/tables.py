@@ -1,0 +1,153 @@
+"""Tables: create, view, join by invite, start, rematch, deck design, chat, log, hand history."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import JSONResponse
+
+from app.api.deps import CurrentActor, IdempotencyDep, OptionalActor, ServiceDep
+from app.api.routes.common import command_response
+from app.api.schemas import (
+    ChatBody,
+    CommandOut,
+    DeckBody,
+    HandOut,
+    JoinBody,
+    TableCreate,
+    TableOut,
+    Versioned,
+    error_responses,
+)
+from app.service.commands import Chat, ChooseDeck, Rematch, Start
+
+router = APIRouter(tags=["tables"])
+
+COMMAND_ERRORS = error_responses(401, 403, 404, 409, 422)
+
+
+@router.post(
+    "/v1/tables", status_code=201, response_model=TableOut, responses=error_responses(401, 422)
+)
+async def create_table(
+    body: TableCreate, actor: CurrentActor, service: ServiceDep
+) -> dict[str, Any]:
+    """Create a table from a preset and rule overrides; you take seat 0 and get the invite."""
+    return await service.create_table(actor, body.preset, body.rules, body.deck_design)
+
+
+@router.get("/v1/tables/{table_id}", response_model=TableOut, responses=error_responses(401, 404))
+async def get_table(table_id: str, actor: OptionalActor, service: ServiceDep) -> dict[str, Any]:
+    """Your view of the table: a seat's view, or a spectator's (no token, or not seated)."""
+    return await service.table_view(table_id, actor)
+
+
+@router.post("/v1/invites/{code}", response_model=CommandOut, responses=COMMAND_ERRORS)
+async def join(
+    code: str,
+    actor: CurrentActor,
+    service: ServiceDep,
+    idem: IdempotencyDep,
+    body: Annotated[JoinBody | None, Body()] = None,
+) -> JSONResponse:
+    """Join the invite's table in seat 1 (409 table_full once both seats are taken)."""
+    design = (body or JoinBody()).deck_design
+    return command_response(await service.join(code, actor, design, idem))
+
+
+@router.post("/v1/tables/{table_id}/start", response_model=CommandOut, responses=COMMAND_ERRORS)
+async def start(
+    table_id: str,
+    actor: CurrentActor,
+    service: ServiceDep,
+    idem: IdempotencyDep,
+    body: Annotated[Versioned | None, Body()] = None,
+) -> JSONResponse:
+    """The creator (seat 0) deals the first hand once seat 1 is taken."""
+    return command_response(
+        await service.submit(
+            table_id,
+            actor,
+            Start(),
+            expected_version=None if body is None else body.expected_version,
+            idempotency=idem,
+        )
+    )
+
+
+@router.post("/v1/tables/{table_id}/rematch", response_model=CommandOut, responses=COMMAND_ERRORS)
+async def rematch(
+    table_id: str,
+    actor: CurrentActor,
+    service: ServiceDep,
+    idem: IdempotencyDep,
+    body: Annotated[Versioned | None, Body()] = None,
+) -> JSONResponse:
+    """Either seated player starts a new match at the same table and seats, once it is over."""
+    return command_response(
+        await service.submit(
+            table_id,
+            actor,
+            Rematch(),
+            expected_version=None if body is None else body.expected_version,
+            idempotency=idem,
+        )
+    )
+
+
+@router.put("/v1/tables/{table_id}/deck", response_model=CommandOut, responses=COMMAND_ERRORS)
+async def choose_deck(
+    table_id: str, body: DeckBody, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
+) -> JSONResponse:
+    """Pick your seat's deck design; every view shows it for your seat."""
+    return command_response(
+        await service.submit(table_id, actor, ChooseDeck(body.design), idempotency=idem)
+    )
+
+
+@router.post(
+    "/v1/tables/{table_id}/chat",
+    response_model=CommandOut,
+    responses=error_responses(401, 404, 422, 429),
+)
+async def chat(
+    table_id: str, body: ChatBody, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
+) -> JSONResponse:
+    """Say something at the table (1-500 characters; rate limited per player, 429 says when)."""
+    return command_response(
+        await service.submit(table_id, actor, Chat(body.text), idempotency=idem)
+    )
+
+
+@router.get(
+    "/v1/tables/{table_id}/events",
+    response_model=list[dict[str, Any]],
+    responses=error_responses(401, 404),
+)
+async def events(
+    table_id: str,
+    actor: OptionalActor,
+    service: ServiceDep,
+    since: Annotated[int, Query(ge=0, description="the last seq you have")] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 500,
+) -> list[dict[str, Any]]:
+    """The table's log after ``since``, each event redacted for you, with contiguous seqs."""
+    loaded = await service.load(table_id)
+    seat = loaded.seat_of(actor.player_id if actor else None)
+    return await service.events_since(table_id, since, seat, limit)
+
+
+@router.get(
+    "/v1/tables/{table_id}/hands/{number}",
+    response_model=HandOut,
+    responses=error_responses(404, 409),
+)
+async def hand(
+    table_id: str,
+    number: int,
+    service: ServiceDep,
+    match: Annotated[int | None, Query(ge=1, description="default: latest")] = None,
+) -> dict[str, Any]:
+    """A finished hand in full (409 hand_not_finished while it is being played)."""
+    return await service.hand_history(table_id, number, match)

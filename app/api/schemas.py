@@ -1,0 +1,346 @@
+"""Request and response bodies, with the examples the OpenAPI document shows."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.engine import parse_card
+from app.service.commands import CHAT_MAX
+
+DeckDesign = Literal["classic", "royal", "neon", "forest"]
+
+PLAYER_ID = "5f0c7d2e9a5b4c3e8f1a2b3c4d5e6f70"
+OPPONENT_ID = "9b8a7c6d5e4f40312a1b2c3d4e5f6a7b"
+TABLE_ID = "3c9d1f0e2b7a4e5d8c6b0a1f2e3d4c5b"
+
+
+def _example(value: Any) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"examples": [value]})
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorOut(BaseModel):
+    model_config = _example({"code": "not_your_turn", "message": "it is the other player's turn"})
+
+    code: str
+    message: str
+
+
+class PlayerCreate(Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Ada"}]})
+
+    name: str = Field(min_length=1, max_length=40, description="Shown to the other players.")
+
+    @field_validator("name")
+    @classmethod
+    def _trim(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("name must not be blank")
+        return value
+
+
+class PlayerOut(BaseModel):
+    model_config = _example({"id": PLAYER_ID, "name": "Ada"})
+
+    id: str
+    name: str
+
+
+class PlayerCreated(PlayerOut):
+    model_config = _example({"id": PLAYER_ID, "name": "Ada", "token": "kX3...q9w"})
+
+    token: str = Field(description="Bearer token for every other call; shown only once.")
+
+
+class SideScores(BaseModel):
+    you: int
+    opponent: int
+
+
+class MatchRecordOut(BaseModel):
+    model_config = _example(
+        {
+            "table_id": TABLE_ID,
+            "match_number": 1,
+            "seat": 0,
+            "opponent": {"id": OPPONENT_ID, "name": "Bo"},
+            "result": "win",
+            "reason": "target",
+            "scores": {"you": 104, "opponent": 37},
+            "final_scores": {"you": 104, "opponent": 37},
+            "finished_at": "2026-11-29T14:03:11+00:00",
+        }
+    )
+
+    table_id: str
+    match_number: int
+    seat: int
+    opponent: PlayerOut | None
+    result: Literal["win", "loss"]
+    reason: Literal["target", "resignation"]
+    scores: SideScores
+    final_scores: SideScores
+    finished_at: str
+
+
+class TableCreate(Body):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"preset": "standard"},
+                {
+                    "preset": "classic",
+                    "rules": {"target": 150, "knock_limit": 8},
+                    "deck_design": "royal",
+                },
+            ]
+        },
+    )
+
+    preset: str = Field("standard", description="standard, cardems, reino, classic, oklahoma")
+    rules: dict[str, Any] = Field(default_factory=dict, description="Overrides of rule fields.")
+    deck_design: DeckDesign = "classic"
+
+
+class JoinBody(Body):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"deck_design": "neon"}]}
+    )
+
+    deck_design: DeckDesign = "classic"
+
+
+class SeatOut(BaseModel):
+    seat: int
+    player: PlayerOut | None
+    bot_level: str | None
+    deck_design: DeckDesign | None
+
+
+_VIEW_EXAMPLE: dict[str, Any] = {
+    "table_id": TABLE_ID,
+    "version": 7,
+    "seq": 9,
+    "status": "playing",
+    "preset": "standard",
+    "rules": {"preset": "standard", "upcard_offer": True, "knock_limit": 10, "target": 100},
+    "match_number": 1,
+    "you": 1,
+    "role": "seat",
+    "seats": [
+        {
+            "seat": 0,
+            "player": {"id": PLAYER_ID, "name": "Ada"},
+            "bot_level": None,
+            "deck_design": "classic",
+        },
+        {
+            "seat": 1,
+            "player": {"id": OPPONENT_ID, "name": "Bo"},
+            "bot_level": None,
+            "deck_design": "neon",
+        },
+    ],
+    "game": {
+        "you": 1,
+        "match": {"status": "playing", "scores": [0, 0], "winner": None, "history": []},
+        "hand": {
+            "number": 1,
+            "dealer": 0,
+            "phase": "discard",
+            "turn": 1,
+            "stock_size": 30,
+            "discard_pile": ["7H"],
+            "yours": {
+                "cards": ["3C", "4C", "5C", "KD", "KH", "KS", "2H", "4S", "8D", "9H", "QC"],
+                "melds": [["3C", "4C", "5C"], ["KD", "KH", "KS"]],
+                "deadwood_cards": ["2H", "4S", "8D", "9H", "QC"],
+                "deadwood": 33,
+            },
+        },
+        "legal": {
+            "actions": ["discard", "resign"],
+            "discards": ["2H", "QC"],
+            "can_knock": False,
+            "can_big_gin": False,
+        },
+    },
+}
+
+
+class TableOut(BaseModel):
+    """A table as the caller may see it; ``game`` is the engine's view for the caller."""
+
+    model_config = _example(_VIEW_EXAMPLE)
+
+    table_id: str
+    version: int = Field(description="Send as expected_version to refuse a stale move.")
+    seq: int = Field(description="The seq of the newest event in the table's log.")
+    status: Literal["waiting", "ready", "playing", "finished"]
+    preset: str
+    rules: dict[str, Any]
+    match_number: int
+    you: int | None = Field(description="Your seat, or null for a spectator.")
+    role: Literal["seat", "spectator"]
+    seats: list[SeatOut]
+    game: dict[str, Any] | None = Field(description="engine view (app.engine.views.view)")
+    invite_code: str | None = Field(None, description="Seat 0 only, until seat 1 is taken.")
+    invite_url: str | None = None
+
+
+class CommandOut(BaseModel):
+    """The caller's redacted events of this command and the table afterwards."""
+
+    model_config = _example(
+        {
+            "version": 7,
+            "seq": 9,
+            "events": [{"seq": 9, "type": "drew_stock", "seat": 1, "stock_size": 30, "card": "2H"}],
+            "table": _VIEW_EXAMPLE,
+        }
+    )
+
+    version: int
+    seq: int
+    events: list[dict[str, Any]]
+    table: TableOut
+
+
+class Versioned(Body):
+    """Optional for every move: refuse with 409 stale_version unless the table is there."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{}, {"expected_version": 7}]}
+    )
+
+    expected_version: int | None = Field(None, ge=0)
+
+
+class DrawBody(Versioned):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"source": "stock"}, {"source": "discard", "expected_version": 7}]
+        },
+    )
+
+    source: Literal["stock", "discard"]
+
+
+class CardBody(Versioned):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"card": "QC"}, {"card": "10h", "expected_version": 8}]},
+    )
+
+    card: str = Field(description="A card code: AS, TH, 10h, kc ...")
+
+    @field_validator("card")
+    @classmethod
+    def _card(cls, value: str) -> str:
+        return parse_card(value).code
+
+
+class ChatBody(Body):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"text": "good game!"}]}
+    )
+
+    text: str = Field(description=f"1 to {CHAT_MAX} characters after trimming.")
+
+    @field_validator("text")
+    @classmethod
+    def _trim(cls, value: str) -> str:
+        value = value.strip()
+        if not 1 <= len(value) <= CHAT_MAX:
+            raise ValueError(f"a chat line has 1 to {CHAT_MAX} characters after trimming")
+        return value
+
+
+class DeckBody(Body):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"design": "forest"}]}
+    )
+
+    design: DeckDesign
+
+
+class HandOut(BaseModel):
+    """A finished hand in full; re-deal with ``app.engine.cards.shuffled_deck(seed)``."""
+
+    model_config = _example(
+        {
+            "table_id": TABLE_ID,
+            "match_number": 1,
+            "hand_number": 1,
+            "ended_by": "hand_over",
+            "commitment": "5d1e...c0",
+            "seed": "a4f0...9e",
+            "nonce": "0c3b...71",
+            "commitment_valid": True,
+            "dealer": 0,
+            "deal": {
+                "hands": [["AC", "..."], ["2D", "..."]],
+                "upcard": "7H",
+                "stock": ["9S", "..."],
+            },
+            "events": [
+                {
+                    "seq": 5,
+                    "type": "hand_started",
+                    "public": {"hand_number": 1},
+                    "private": {"0": {"hand": ["AC", "..."]}, "1": {"hand": ["2D", "..."]}},
+                }
+            ],
+            "result": {"hand_number": 1, "outcome": "knock", "winner": 0, "points": 11},
+        }
+    )
+
+    table_id: str
+    match_number: int
+    hand_number: int
+    ended_by: Literal["hand_over", "resignation"]
+    commitment: str = Field(description="SHA-256 hex of f'{seed}:{nonce}', sent at the deal.")
+    seed: str
+    nonce: str
+    commitment_valid: bool
+    dealer: int
+    deal: dict[str, Any] = Field(description="hands per seat, upcard, stock in drawing order")
+    events: list[dict[str, Any]]
+    result: dict[str, Any] | None
+
+
+class StatusOut(BaseModel):
+    model_config = _example({"status": "ok"})
+
+    status: str
+
+
+_ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
+    401: ("missing or unknown bearer token", "unauthorized", "a bearer token is required"),
+    403: ("not your seat", "not_seated", "you do not hold a seat at this table"),
+    404: ("unknown table", "table_not_found", "no table 'nope'"),
+    409: ("a rule or the table's state says no", "not_your_turn", "it is the other player's turn"),
+    422: ("malformed body", "invalid_request", "body.card: Value error, not a card: 'ZZ'"),
+    429: ("too many chat lines", "rate_limited", "at most 5 chat lines per 10 s"),
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for the given error statuses, each with an example body."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        description, code, message = _ERROR_EXAMPLES[status]
+        out[status] = {
+            "model": ErrorOut,
+            "description": description,
+            "content": {"application/json": {"example": {"code": code, "message": message}}},
+        }
+    return out

@@ -1,0 +1,58 @@
+"""The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
+
+At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
+(``app.store.Database``), ``hub`` (``app.service.hub.Hub``) and ``service``
+(``app.service.tables.TableService``) — WebSocket routes reach them through ``app.state``
+(``websocket.app.state.service``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app.api import errors
+from app.api.routes import health, moves, players, tables
+from app.service.hub import Hub
+from app.service.tables import ChatLimiter, TableService
+from app.settings import Settings
+from app.store import Database, run_migrations
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A new app instance for ``settings`` (environment defaults when None)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = Database(settings.database_url)
+        if settings.migrate_on_start:
+            await run_migrations(db)
+        hub = Hub()
+        app.state.db = db
+        app.state.hub = hub
+        app.state.service = TableService(
+            db,
+            hub,
+            ChatLimiter(settings.chat_rate_count, settings.chat_rate_window),
+            settings.public_url,
+        )
+        try:
+            yield
+        finally:
+            await db.close()
+
+    app = FastAPI(
+        title="Gin Rummy server",
+        version="0.1.0",
+        description="Play Gin Rummy over HTTP: every move goes through one command pipeline; "
+        "each caller sees only what the rules let them see.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    errors.install(app)
+    for module in (players, tables, moves, health):
+        app.include_router(module.router)
+    return app
