@@ -11,8 +11,7 @@ from typing import Protocol
 
 from app.engine import Action, Event, Ruleset, apply, new_match
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
-from app.store.models import Seat, utcnow
-from app.store.repo import Change, Loaded
+from app.store.repo import Change, Loaded, SeatInfo
 
 DECK_DESIGNS = ("classic", "royal", "neon", "forest")
 CHAT_MAX = 500
@@ -70,14 +69,7 @@ class Join:
             raise ConflictError("already_seated", f"you already hold seat {ctx.seat}")
         if ctx.loaded.seat_info(1) is not None:
             raise ConflictError("table_full", "both seats are taken; open the table to watch")
-        seat = Seat(
-            table_id=ctx.loaded.table.id,
-            seat=1,
-            player_id=ctx.actor.player_id,
-            bot_level=None,
-            deck_design=self.deck_design,
-            joined_at=utcnow(),
-        )
+        seat = SeatInfo(1, ctx.actor.player_id, ctx.actor.name, None, self.deck_design)
         event = Event(
             "player_joined",
             {

@@ -283,9 +283,7 @@ class TableService:
                 try:
                     async with self.db.write() as session:
                         committed = await repo.commit_change(session, loaded, change)
-                        await session.flush()
-                        after = await repo.load(session, table_id)
-                        assert after is not None
+                        after = committed.after
                         body = self._response(after, actor, committed)
                         if idempotency is not None:
                             await repo.save_idempotent(

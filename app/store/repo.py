@@ -8,7 +8,7 @@ their contiguous seqs, the snapshot, seats, chat and the finished-match record.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import or_, select, update
@@ -81,7 +81,7 @@ class Change:
     state: MatchState | None = None
     new_match: bool = False
     status: str | None = None
-    seats: list[Seat] = field(default_factory=list)
+    seats: list[SeatInfo] = field(default_factory=list)
     deck_designs: dict[int, str] = field(default_factory=dict)
     chat: tuple[str, str] | None = None  # (player_id, text)
     # Chat lines are log entries but not game state: they leave the version alone.
@@ -90,8 +90,11 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Committed:
+    """What was written: the new version, the stored events and the table as it now is."""
+
     version: int
     stored: list[StoredEvent]
+    after: Loaded
 
     @property
     def last_seq(self) -> int:
@@ -196,12 +199,34 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
             state=change.state.to_dict(),
             updated_at=utcnow(),
         )
-        await session.merge(snapshot)
+        if change.new_match:
+            session.add(snapshot)
+        else:
+            await session.execute(
+                update(Snapshot)
+                .where(Snapshot.table_id == table.id, Snapshot.match_number == match_number)
+                .values(
+                    version=version,
+                    last_seq=last_seq,
+                    state=snapshot.state,
+                    updated_at=snapshot.updated_at,
+                )
+                .execution_options(synchronize_session=False)
+            )
         was_playing = loaded.state is not None and loaded.state.status == "playing"
         if change.state.status == "finished" and was_playing and not change.new_match:
             await _record_finished(session, loaded, match_number, change.state)
-    for seat in change.seats:
-        session.add(seat)
+    for info in change.seats:
+        session.add(
+            Seat(
+                table_id=table.id,
+                seat=info.seat,
+                player_id=info.player_id,
+                bot_level=info.bot_level,
+                deck_design=info.deck_design,
+                joined_at=utcnow(),
+            )
+        )
     for seat_number, design in change.deck_designs.items():
         await session.execute(
             update(Seat)
@@ -216,7 +241,24 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
                 table_id=table.id, seq=first, player_id=player_id, text=text, created_at=utcnow()
             )
         )
-    return Committed(version, stored)
+    after = Table(
+        id=table.id,
+        created_by=table.created_by,
+        preset=table.preset,
+        rules=table.rules,
+        invite_code=table.invite_code,
+        status=change.status or table.status,
+        match_number=match_number,
+        version=version,
+        last_seq=last_seq,
+        created_at=table.created_at,
+    )
+    seats = [
+        replace(s, deck_design=change.deck_designs.get(s.seat, s.deck_design))
+        for s in [*loaded.seats, *change.seats]
+    ]
+    state = loaded.state if change.state is None else change.state
+    return Committed(version, stored, Loaded(after, sorted(seats, key=lambda s: s.seat), state))
 
 
 # Events about the table itself, not about a hand.

@@ -1,0 +1,110 @@
+"""API tests run against a real uvicorn, once on a SQLite file and once on PostgreSQL.
+
+The ``database_url`` fixture is parametrised: ``sqlite`` is a fresh file in a temp dir and
+``postgresql`` a fresh database on this machine's server (dropped at the end). Each gets one
+session-wide server; tests that restart or double the server start their own on the same URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import httpx
+import pytest
+import uvicorn
+
+from app.main import create_app
+from app.settings import Settings
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@dataclass
+class Server:
+    """A uvicorn serving ``create_app`` in a thread, on a free port."""
+
+    url: str
+    settings: Settings
+    uvicorn: uvicorn.Server
+    thread: threading.Thread
+
+    def stop(self) -> None:
+        self.uvicorn.should_exit = True
+        self.thread.join(timeout=20)
+        assert not self.thread.is_alive(), "uvicorn did not stop"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_server(database_url: str, **overrides: object) -> Server:
+    """Start a new app instance on ``database_url`` (migrations run at its start)."""
+    port = _free_port()
+    settings = Settings(
+        database_url=database_url,
+        port=port,
+        public_url=f"http://127.0.0.1:{port}",
+        **overrides,  # type: ignore[arg-type]
+    )
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    return Server(f"http://127.0.0.1:{port}", settings, server, thread)
+
+
+async def _pg(statement: str) -> None:
+    conn = await asyncpg.connect(PG_ADMIN)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    if request.param == "sqlite":
+        path: Path = tmp_path_factory.mktemp("db") / "ginrummy.db"
+        yield f"sqlite+aiosqlite:///{path}"
+        return
+    name = f"ginrummy_test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_pg(f'CREATE DATABASE "{name}"'))
+    # Durability is not under test here; speed is welcome.
+    asyncio.run(_pg(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
+    try:
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def server(database_url: str) -> Iterator[Server]:
+    running = start_server(database_url)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+async def client(server: Server) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+        yield http
