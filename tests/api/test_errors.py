@@ -15,12 +15,13 @@ async def _refused(
     who: Player,
     method: str,
     path: str,
-    status: int,
-    code: str,
+    *,
+    expect: tuple[int, str],
     body: Any = None,
     content: bytes | None = None,
 ) -> JSON:
-    """Send a request that must fail with ``status``/``code`` and leave the table as it was."""
+    """Send a request that must fail with ``expect`` (status, code), leaving the table as it was."""
+    status, code = expect
     before = await get_table(client, table_id, who)
     headers = dict(who.auth)
     if content is not None:
@@ -53,9 +54,16 @@ async def test_401_missing_or_bad_token(client: httpx.AsyncClient) -> None:
 async def test_403_not_your_seat(client: httpx.AsyncClient) -> None:
     table_id, (p0, p1) = await seated_table(client, start=False)
     stranger = await new_player(client)
-    await _refused(client, table_id, p1, "POST", f"/v1/tables/{table_id}/start", 403, "not_creator")
     await _refused(
-        client, table_id, stranger, "POST", f"/v1/tables/{table_id}/start", 403, "not_seated"
+        client, table_id, p1, "POST", f"/v1/tables/{table_id}/start", expect=(403, "not_creator")
+    )
+    await _refused(
+        client,
+        table_id,
+        stranger,
+        "POST",
+        f"/v1/tables/{table_id}/start",
+        expect=(403, "not_seated"),
     )
     await client.post(f"/v1/tables/{table_id}/start", headers=p0.auth)
     for path, body in (
@@ -70,9 +78,8 @@ async def test_403_not_your_seat(client: httpx.AsyncClient) -> None:
             stranger,
             "POST",
             f"/v1/tables/{table_id}/{path}",
-            403,
-            "not_seated",
-            body,
+            expect=(403, "not_seated"),
+            body=body,
         )
     await _refused(
         client,
@@ -80,9 +87,8 @@ async def test_403_not_your_seat(client: httpx.AsyncClient) -> None:
         stranger,
         "PUT",
         f"/v1/tables/{table_id}/deck",
-        403,
-        "not_seated",
-        {"design": "neon"},
+        expect=(403, "not_seated"),
+        body={"design": "neon"},
     )
 
 
@@ -111,13 +117,28 @@ async def test_409_rules_and_table_state_say_no(client: httpx.AsyncClient) -> No
     table = await new_table(client, p0)
     table_id = table["table_id"]
     await _refused(
-        client, table_id, p0, "POST", f"/v1/tables/{table_id}/start", 409, "waiting_for_opponent"
+        client,
+        table_id,
+        p0,
+        "POST",
+        f"/v1/tables/{table_id}/start",
+        expect=(409, "waiting_for_opponent"),
     )
     await _refused(
-        client, table_id, p0, "POST", f"/v1/tables/{table_id}/moves/pass", 409, "match_not_started"
+        client,
+        table_id,
+        p0,
+        "POST",
+        f"/v1/tables/{table_id}/moves/pass",
+        expect=(409, "match_not_started"),
     )
     await _refused(
-        client, table_id, p0, "POST", f"/v1/invites/{table['invite_code']}", 409, "already_seated"
+        client,
+        table_id,
+        p0,
+        "POST",
+        f"/v1/invites/{table['invite_code']}",
+        expect=(409, "already_seated"),
     )
 
     table_id, players = await seated_table(client, rules={"upcard_offer": False})
@@ -131,16 +152,23 @@ async def test_409_rules_and_table_state_say_no(client: httpx.AsyncClient) -> No
         waiter,
         "POST",
         f"{base}/moves/draw",
-        409,
-        "not_your_turn",
-        {"source": "stock"},
+        expect=(409, "not_your_turn"),
+        body={"source": "stock"},
     )
     await _refused(
-        client, table_id, mover, "POST", f"{base}/moves/discard", 409, "wrong_phase", {"card": "AS"}
+        client,
+        table_id,
+        mover,
+        "POST",
+        f"{base}/moves/discard",
+        expect=(409, "wrong_phase"),
+        body={"card": "AS"},
     )
-    await _refused(client, table_id, mover, "POST", f"{base}/next-hand", 409, "wrong_phase")
     await _refused(
-        client, table_id, players[0], "POST", f"{base}/start", 409, "match_already_started"
+        client, table_id, mover, "POST", f"{base}/next-hand", expect=(409, "wrong_phase")
+    )
+    await _refused(
+        client, table_id, players[0], "POST", f"{base}/start", expect=(409, "match_already_started")
     )
     r = await client.post(f"{base}/moves/draw", json={"source": "discard"}, headers=mover.auth)
     assert r.status_code == 200
@@ -151,9 +179,8 @@ async def test_409_rules_and_table_state_say_no(client: httpx.AsyncClient) -> No
         mover,
         "POST",
         f"{base}/moves/discard",
-        409,
-        "cannot_discard_drawn_card",
-        {"card": taken},
+        expect=(409, "cannot_discard_drawn_card"),
+        body={"card": taken},
     )
     mine = set(r.json()["table"]["game"]["hand"]["yours"]["cards"])
     theirs = next(c for c in ("AS", "2S", "3S", "4S", "5S") if c not in mine)
@@ -163,9 +190,8 @@ async def test_409_rules_and_table_state_say_no(client: httpx.AsyncClient) -> No
         mover,
         "POST",
         f"{base}/moves/discard",
-        409,
-        "card_not_in_hand",
-        {"card": theirs},
+        expect=(409, "card_not_in_hand"),
+        body={"card": theirs},
     )
     assert theirs in error["message"]
     deadwood = r.json()["table"]["game"]["hand"]["yours"]["deadwood"]
@@ -176,9 +202,8 @@ async def test_409_rules_and_table_state_say_no(client: httpx.AsyncClient) -> No
             mover,
             "POST",
             f"{base}/moves/knock",
-            409,
-            "deadwood_too_high",
-            {"card": r.json()["table"]["game"]["legal"]["discards"][0]},
+            expect=(409, "deadwood_too_high"),
+            body={"card": r.json()["table"]["game"]["legal"]["discards"][0]},
         )
 
 
@@ -199,7 +224,14 @@ async def test_422_malformed_bodies(client: httpx.AsyncClient) -> None:
     ]
     for method, path, body, content in cases:
         error = await _refused(
-            client, table_id, p0, method, path, 422, "invalid_request", body, content
+            client,
+            table_id,
+            p0,
+            method,
+            path,
+            expect=(422, "invalid_request"),
+            body=body,
+            content=content,
         )
         assert error["details"], error
     r = await client.post("/v1/players", json={"name": "   "})
