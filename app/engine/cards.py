@@ -8,8 +8,9 @@ next, and a rank's four cards sit 16 bits apart for set detection.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Iterable, Iterator
+from itertools import count
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -118,8 +119,58 @@ def points_of(cards: Iterable[int]) -> int:
     return sum(POINTS[c] for c in cards)
 
 
-def shuffled_deck(seed: int | str) -> list[Card]:
-    """The 52 cards in the order a recorded seed gives; the same seed always deals the same."""
+_WORD_SPACE = 1 << 32
+# Digit-only nonces shorter than this could name a shuffle block (see ``commitment``).
+_SHORTEST_DIGIT_NONCE = 10
+
+
+def _stream_words(seed: str) -> Iterator[int]:
+    """The shuffle's random words: SHA-256 of ``f"{seed}:{i}"`` for i = 0, 1, ..., in uint32s."""
+    for i in count():
+        block = hashlib.sha256(f"{seed}:{i}".encode()).digest()
+        for offset in range(0, 32, 4):
+            yield int.from_bytes(block[offset : offset + 4], "big")
+
+
+def shuffled_deck(seed: str) -> list[Card]:
+    """The 52 cards in the order ``seed`` deals them; a fixed, re-implementable algorithm.
+
+    Anyone holding a revealed seed can recompute the deck in any language:
+
+    1. Start from the canonical order: suits C D H S, ranks A 2 .. 9 T J Q K within each suit,
+       i.e. ``AC 2C .. KC AD .. KD AH .. KH AS .. KS`` (positions 0 .. 51).
+    2. Random words: for block index i = 0, 1, 2, ... compute
+       ``SHA-256(UTF-8 bytes of seed + ":" + decimal i)`` (no padding, e.g. ``"abc:0"``,
+       ``"abc:1"``, ``"abc:10"``) and split each 32-byte digest into eight big-endian unsigned
+       32-bit words, taken in order; blocks are used one after another.
+    3. Fisher-Yates: for k = 51 down to 1, let n = k + 1 and
+       ``limit = 2**32 - (2**32 mod n)`` (the largest multiple of n not above 2**32); take
+       the next word w, discarding words with ``w >= limit`` (each discarded word is
+       consumed), then j = w mod n, and swap positions k and j.
+
+    The deck is dealt from position 0.
+    """
     deck = list(ALL_CARDS)
-    random.Random(f"gin-rummy-deck:{seed}").shuffle(deck)
+    words = _stream_words(seed)
+    for k in range(len(deck) - 1, 0, -1):
+        n = k + 1
+        limit = _WORD_SPACE - _WORD_SPACE % n
+        w = next(words)
+        while w >= limit:
+            w = next(words)
+        j = w % n
+        deck[k], deck[j] = deck[j], deck[k]
     return deck
+
+
+def commitment(seed: str, nonce: str) -> str:
+    """SHA-256 hex of ``f"{seed}:{nonce}"``: published at a hand's start, checked at the reveal.
+
+    ``f"{seed}:{i}"`` is also the input of shuffle block i, so a nonce spelling a block index
+    would publish the shuffle's own random words. A shuffle reads only a handful of blocks
+    (more than a few is vanishingly unlikely), so short digit strings are refused; long
+    random nonces, even all-digit ones, cannot collide in practice.
+    """
+    if nonce.isdecimal() and len(nonce) < _SHORTEST_DIGIT_NONCE:
+        raise ValueError("a commitment nonce must not be a short string of digits")
+    return hashlib.sha256(f"{seed}:{nonce}".encode()).hexdigest()

@@ -3,7 +3,7 @@
 Hands are 64-bit masks (see ``cards``). Most hands need no search at all: when no card can
 belong both to a run and to a set, every card that can be melded is melded, and the deadwood
 is the points of the others. Only hands whose run cards and set cards overlap are searched,
-and then only over the overlapping candidates.
+and then only over the cards that can be melded at all.
 
 Tie-break among arrangements of equal minimum deadwood (documented, deterministic): fewer
 melds first; then the arrangement whose meld masks, sorted ascending, form the smaller tuple.
@@ -59,7 +59,9 @@ def _segments(run_cards: int) -> list[int]:
 
 def _set_melds(set_cards: int) -> list[int]:
     out: list[int] = []
-    ranks = (set_cards | set_cards >> LANE | set_cards >> 2 * LANE | set_cards >> 3 * LANE) & RANK_MASK
+    ranks = (
+        set_cards | set_cards >> LANE | set_cards >> 2 * LANE | set_cards >> 3 * LANE
+    ) & RANK_MASK
     while ranks:
         low = ranks & -ranks
         out.append(low * SPREAD & set_cards)
@@ -95,39 +97,38 @@ def _bits(mask: int) -> list[int]:
 _Best = tuple[int, tuple[int, ...]]  # (melded points, meld masks sorted ascending)
 
 
-def _better(a: _Best, b: _Best) -> bool:
-    """True when ``a`` beats ``b`` under the documented tie-break."""
-    if a[0] != b[0]:
-        return a[0] > b[0]
-    if len(a[1]) != len(b[1]):
-        return len(a[1]) < len(b[1])
-    return a[1] < b[1]
-
-
 @lru_cache(maxsize=1 << 16)
 def _search(cand: int) -> _Best:
-    """Exact best melding of the candidate cards ``cand`` (cards that overlap run and set)."""
-    melds = melds_within(cand)
-    by_card: dict[int, list[int]] = {}
-    for m in melds:
-        for b in _bits(m):
-            by_card.setdefault(b, []).append(m)
-    memo: dict[int, _Best] = {}
+    """Exact best melding of the candidate cards ``cand``, under the documented tie-break."""
+    # The search always melds or drops the lowest card left, so a meld can only be taken
+    # when that card is its own lowest: index each meld by its lowest card alone.
+    by_low: dict[int, list[tuple[int, int]]] = {}
+    for m in melds_within(cand):
+        by_low.setdefault(m & -m, []).append((m, points(m)))
+    memo: dict[int, _Best] = {0: (0, ())}
 
     def go(rest: int) -> _Best:
-        if not rest:
-            return (0, ())
         hit = memo.get(rest)
         if hit is not None:
             return hit
         low = rest & -rest
         best = go(rest ^ low)  # the lowest card stays deadwood
-        for m in by_card.get(low, ()):
-            if m & rest == m:
-                sub = go(rest ^ m)
-                cand_best = (sub[0] + points(m), tuple(sorted((*sub[1], m))))
-                if _better(cand_best, best):
-                    best = cand_best
+        options = by_low.get(low)
+        if options:
+            best_points, best_melds = best
+            for m, meld_points in options:
+                if m & rest == m:
+                    sub_points, sub_melds = go(rest ^ m)
+                    total = sub_points + meld_points
+                    if total < best_points:
+                        continue
+                    merged = tuple(sorted((*sub_melds, m)))
+                    # Equal points: fewer melds, then the smaller sorted tuple of masks.
+                    tied = total == best_points
+                    if tied and (len(merged), merged) >= (len(best_melds), best_melds):
+                        continue
+                    best_points, best_melds = total, merged
+            best = (best_points, best_melds)
         memo[rest] = best
         return best
 
@@ -193,7 +194,10 @@ def deadwood(mask: int) -> int:
 
 def best_arrangement(cards: Iterable[str | int] | int) -> Arrangement:
     """The best arrangement of 10 or 11 cards, given as codes, Card objects or a mask."""
-    if isinstance(cards, int) and not isinstance(cards, Card):
+    if isinstance(cards, Card):
+        # A lone Card is an int too; read as a mask it would silently mean other cards.
+        raise TypeError("best_arrangement takes a hand, not a single Card")
+    if isinstance(cards, int):
         return arrange(cards)
     mask = 0
     for c in cards:

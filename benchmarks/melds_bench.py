@@ -1,0 +1,108 @@
+"""Timing of ``best_arrangement``: median microseconds per call on fixed, distinct hands.
+
+Run ``python benchmarks/melds_bench.py`` for a table and a JSON line; the engine benchmark
+imports ``measure_best_arrangement``. Each timing pass starts from an empty search cache and
+times batches of distinct hands, so no result is served from a cache it filled itself.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from app.engine.cards import ALL_CARDS, LANE
+from app.engine.melds import _search, best_arrangement
+
+HANDS = 5000
+BATCH = 100
+PASSES = 3
+
+
+def _distinct(count: int, draw: Callable[[random.Random], int], seed: int) -> list[int]:
+    """``count`` distinct hand masks from ``draw``, in the order first drawn."""
+    rng = random.Random(seed)
+    seen: dict[int, None] = {}
+    while len(seen) < count:
+        seen[draw(rng)] = None
+    return list(seen)
+
+
+def _mask(cards: list[int]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def _random_hand(size: int) -> Callable[[random.Random], int]:
+    return lambda rng: _mask(rng.sample(ALL_CARDS, size))
+
+
+def _dense_hand(rng: random.Random) -> int:
+    """10 or 11 cards where runs and sets overlap: a block of ranks, or a long run plus sets."""
+    size = rng.choice((10, 11))
+    shape = rng.randrange(3)
+    if shape == 0:  # 3-4 consecutive ranks in all four suits
+        width = rng.choice((3, 4))
+        low = rng.randrange(14 - width)
+        pool = [s * LANE + r for s in range(4) for r in range(low, low + width)]
+        return _mask(rng.sample(pool, size))
+    if shape == 1:  # 4-5 consecutive ranks in three or four suits
+        width = rng.choice((4, 5))
+        low = rng.randrange(14 - width)
+        suits = rng.sample(range(4), rng.choice((3, 4)))
+        pool = [s * LANE + r for s in suits for r in range(low, low + width)]
+        return _mask(rng.sample(pool, size))
+    # a run of 6-9 whose ranks also make sets in the other suits
+    length = rng.randint(6, 9)
+    low = rng.randrange(14 - length)
+    suit = rng.randrange(4)
+    run = [suit * LANE + r for r in range(low, low + length)]
+    others = [s * LANE + r for s in range(4) if s != suit for r in range(low, low + length)]
+    return _mask(run + rng.sample(others, size - length))
+
+
+def _median_us(hands: list[int], passes: int = PASSES) -> float:
+    """Median over batches of ``BATCH`` distinct hands of the time per call, in microseconds."""
+    per_call_ns: list[float] = []
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(passes):
+            _search.cache_clear()
+            for start in range(0, len(hands) - BATCH + 1, BATCH):
+                batch = hands[start : start + BATCH]
+                t0 = time.perf_counter_ns()
+                for mask in batch:
+                    best_arrangement(mask)
+                per_call_ns.append((time.perf_counter_ns() - t0) / BATCH)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return statistics.median(per_call_ns) / 1000
+
+
+def measure_best_arrangement(hands: int = HANDS) -> dict[str, float]:
+    """Median µs per ``best_arrangement(mask)`` call on random 10-, 11-card and meld-dense hands."""
+    return {
+        "best_arrangement_10_us": _median_us(_distinct(hands, _random_hand(10), seed=10)),
+        "best_arrangement_11_us": _median_us(_distinct(hands, _random_hand(11), seed=11)),
+        "best_arrangement_dense_us": _median_us(_distinct(hands, _dense_hand, seed=12)),
+    }
+
+
+def main() -> None:
+    figures = measure_best_arrangement()
+    print(f"best_arrangement, median per call over batches of {BATCH} distinct hands")
+    print(f"{'hands':<28}{'µs/call':>10}")
+    for name, value in figures.items():
+        print(f"{name:<28}{value:>10.2f}")
+    print(json.dumps({name: round(value, 3) for name, value in figures.items()}))
+
+
+if __name__ == "__main__":
+    main()
