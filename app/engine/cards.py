@@ -121,7 +121,6 @@ def points_of(cards: Iterable[int]) -> int:
 
 _WORD_SPACE = 1 << 32
 # Digit-only nonces shorter than this could name a shuffle block (see ``commitment``).
-_SHORTEST_DIGIT_NONCE = 10
 
 
 def _stream_words(seed: str) -> Iterator[int]:
@@ -164,13 +163,9 @@ def shuffled_deck(seed: str) -> list[Card]:
 
 
 def commitment(seed: str, nonce: str) -> str:
-    """SHA-256 hex of ``f"{seed}:{nonce}"``: published at a hand's start, checked at the reveal.
+    """SHA-256 hex of ``f"commit:{seed}:{nonce}"``, published at a hand's start, checked at reveal.
 
-    ``f"{seed}:{i}"`` is also the input of shuffle block i, so a nonce spelling a block index
-    would publish the shuffle's own random words. A shuffle reads only a handful of blocks
-    (more than a few is vanishingly unlikely), so short digit strings are refused; long
-    random nonces, even all-digit ones, cannot collide in practice.
+    The ``commit:`` prefix keeps it apart from the shuffle blocks' inputs (``f"{seed}:{i}"``),
+    so no nonce can make the commitment publish the shuffle's own random words.
     """
-    if nonce.isdecimal() and len(nonce) < _SHORTEST_DIGIT_NONCE:
-        raise ValueError("a commitment nonce must not be a short string of digits")
-    return hashlib.sha256(f"{seed}:{nonce}".encode()).hexdigest()
+    return hashlib.sha256(f"commit:{seed}:{nonce}".encode()).hexdigest()

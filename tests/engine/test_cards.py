@@ -156,19 +156,12 @@ def test_shuffle_is_roughly_uniform() -> None:
 
 def test_commitment() -> None:
     digest = commitment("gin-rummy", "n0nce")
-    assert digest == hashlib.sha256(b"gin-rummy:n0nce").hexdigest()
+    assert digest == hashlib.sha256(b"commit:gin-rummy:n0nce").hexdigest()
     assert len(digest) == 64
     assert commitment("gin-rummy", "other") != digest
     assert commitment("other", "n0nce") != digest
 
 
-@pytest.mark.parametrize("nonce", ["0", "1", "7", "42", "123456789"])
-def test_commitment_refuses_a_nonce_that_could_name_a_shuffle_block(nonce: str) -> None:
-    with pytest.raises(ValueError, match="digits"):
-        commitment("gin-rummy", nonce)
-
-
-def test_commitment_accepts_long_random_nonces_even_all_digits() -> None:
-    nonce = "31415926535897932384626433832795"
-    assert commitment("s", nonce) == hashlib.sha256(f"s:{nonce}".encode()).hexdigest()
-    assert commitment("s", "") == hashlib.sha256(b"s:").hexdigest()
+def test_commitment_never_equals_a_shuffle_block() -> None:
+    blocks = {hashlib.sha256(f"gin-rummy:{i}".encode()).hexdigest() for i in range(100)}
+    assert not {commitment("gin-rummy", str(i)) for i in range(100)} & blocks
