@@ -14,7 +14,7 @@ from typing import Any
 
 from app.engine.cards import POINTS, card, codes, commitment, parse_card, shuffled_deck
 from app.engine.errors import RuleError
-from app.engine.melds import deadwood
+from app.engine.melds import deadwood, discards_within
 from app.engine.rules import Ruleset
 from app.engine.settlement import Settlement, settle
 
@@ -367,18 +367,7 @@ def hand_terms(rules: Ruleset, upcard: int) -> tuple[int, int]:
 
 def knock_discards(hand: int, limit: int, forbidden: int | None) -> list[tuple[int, int]]:
     """(card, deadwood after discarding it) for each discard of an 11-card hand allowing a knock."""
-    out: list[tuple[int, int]] = []
-    rest = hand
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        c = low.bit_length() - 1
-        if c == forbidden:
-            continue
-        dw = deadwood(hand ^ low)
-        if dw <= limit:
-            out.append((c, dw))
-    return out
+    return discards_within(hand, limit, forbidden)
 
 
 def legal_actions(state: MatchState, seat: int) -> list[Action]:

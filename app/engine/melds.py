@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from app.engine.cards import LANE, RANK_MASK, SPREAD, Card, from_mask, parse_card
+from app.engine.cards import LANE, POINTS, RANK_MASK, SPREAD, Card, from_mask, parse_card
 
 # Points of a 13-bit rank mask within one suit lane.
 _LANE_POINTS: tuple[int, ...] = tuple(
@@ -192,6 +192,35 @@ def deadwood(mask: int) -> int:
     return points(mask & ~cand) + points(cand) - _search(cand)[0]
 
 
+def discards_within(mask: int, limit: int, forbidden: int | None = None) -> list[tuple[int, int]]:
+    """(card, deadwood after discarding it) for each discard leaving deadwood <= ``limit``.
+
+    A card that fits no meld can leave without changing the melds, so its discard costs one
+    subtraction; the others are searched only when the hand's unmeldable points allow a knock.
+    """
+    run_cards, set_cards = _candidates(mask)
+    cand = run_cards | set_cards
+    loose = points(mask & ~cand)
+    whole = loose if not run_cards & set_cards else loose + points(cand) - _search(cand)[0]
+    out: list[tuple[int, int]] = []
+    rest = mask
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        c = low.bit_length() - 1
+        if c == forbidden:
+            continue
+        if not low & cand:
+            dw = whole - POINTS[c]
+        elif loose <= limit:
+            dw = deadwood(mask ^ low)
+        else:
+            continue
+        if dw <= limit:
+            out.append((c, dw))
+    return out
+
+
 def best_arrangement(cards: Iterable[str | int] | int) -> Arrangement:
     """The best arrangement of 10 or 11 cards, given as codes, Card objects or a mask."""
     if isinstance(cards, Card):
@@ -210,6 +239,7 @@ __all__ = [
     "arrange",
     "best_arrangement",
     "deadwood",
+    "discards_within",
     "melds_within",
     "points",
 ]

@@ -16,6 +16,7 @@ from app.engine.melds import (
     arrange,
     best_arrangement,
     deadwood,
+    discards_within,
     melds_within,
     points,
 )
@@ -342,3 +343,19 @@ def test_any_size_hand_matches_the_oracle(hand: list[str]) -> None:
 def test_a_lone_card_is_not_a_mask() -> None:
     with pytest.raises(TypeError):
         best_arrangement(parse_cards(["AS"])[0])
+
+
+@PROPERTY
+@given(st.one_of(hands(11), dense_hands()), st.sampled_from([0, 5, 10]), st.data())
+def test_discards_within_equals_every_discard_scored(
+    hand: list[str], limit: int, data: st.DataObject
+) -> None:
+    mask = mask_of(hand)
+    forbidden = data.draw(st.sampled_from([None, *[bit(c).bit_length() - 1 for c in hand]]))
+    expected = []
+    for code in sorted(hand, key=bit):
+        c = bit(code).bit_length() - 1
+        dw = oracle_best([h for h in hand if h != code])[0]
+        if c != forbidden and dw <= limit:
+            expected.append((c, dw))
+    assert discards_within(mask, limit, forbidden) == expected
