@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import Action, apply, legal_actions, make_ruleset, new_match  # noqa: E402
-from app.engine.game import NEXT_HAND, OVER, RESIGN, MatchState  # noqa: E402
-from benchmarks.melds_bench import measure_best_arrangement  # noqa: E402
+from app.engine import Action, apply, legal_actions, make_ruleset, new_match
+from app.engine.game import NEXT_HAND, OVER, RESIGN, MatchState
+from benchmarks.melds_bench import measure_best_arrangement
 
 
 def random_play(hands: int, seed: int = 7) -> dict[str, float]:
