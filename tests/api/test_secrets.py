@@ -104,10 +104,14 @@ async def test_restart_mid_hand_loses_nothing(server: Server) -> None:
     first = start_server(url)
     try:
         async with httpx.AsyncClient(base_url=first.url, timeout=30) as client:
-            table_id, players = await seated_table(client, rules={"target": 30})
-            view: JSON | None = None
-            for _ in range(7):
+            table_id, players = await seated_table(client, rules={"target": 60})
+            view = await get_table(client, table_id, players[0])
+            moves = 0
+            # A few moves in, and never between hands: the restart must cut a hand in two.
+            while moves < 7 or view["game"]["hand"]["phase"] == "over":
+                assert view["game"]["match"]["status"] == "playing"
                 view = (await step(client, table_id, players, view))["table"]
+                moves += 1
             before = [await get_table(client, table_id, p) for p in (*players, None)]
             log = (await client.get(f"/v1/tables/{table_id}/events")).json()
             assert before[0]["game"]["hand"]["phase"] != "over"
