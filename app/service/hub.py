@@ -53,19 +53,25 @@ class Subscription(Generic[T]):
     def __init__(self, registry: dict[str, set[Subscription[T]]], key: str) -> None:
         self._registry = registry
         self._key = key
-        self._queue: asyncio.Queue[T | None] = asyncio.Queue(QUEUE_LIMIT)
+        # Unbounded underneath: the limit is enforced in ``put`` so that the end-of-stream
+        # marker always fits and the items kept are a gapless prefix of what was published.
+        self._queue: asyncio.Queue[T | None] = asyncio.Queue()
         self.overflowed = False
         registry[key].add(self)
 
     def put(self, item: T) -> None:
+        """Queue ``item``; past ``QUEUE_LIMIT`` waiting items, stop here and mark the overflow.
+
+        Items after the limit are dropped, never older ones, so a listener that resyncs from
+        the last seq it received loses nothing.
+        """
         if self.overflowed:
             return
-        try:
-            self._queue.put_nowait(item)
-        except asyncio.QueueFull:
+        if self._queue.qsize() >= QUEUE_LIMIT:
             self.overflowed = True
-            self._queue.get_nowait()
             self._queue.put_nowait(None)
+            return
+        self._queue.put_nowait(item)
 
     async def get(self) -> T | None:
         """The next item, or None once the subscription overflowed or closed."""
@@ -79,8 +85,7 @@ class Subscription(Generic[T]):
             subs.discard(self)
             if not subs:
                 del self._registry[self._key]
-        if not self._queue.full():
-            self._queue.put_nowait(None)
+        self._queue.put_nowait(None)
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._iterate()
