@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -79,13 +80,24 @@ async def _rule_error(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    details = jsonable_encoder(exc.errors(), custom_encoder={Exception: str})
+    details = _json_safe(jsonable_encoder(exc.errors(), custom_encoder={Exception: str}))
     first = details[0] if details else {}
     where = ".".join(str(p) for p in first.get("loc", ()))
     message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
     return JSONResponse(
         {"code": "invalid_request", "message": message, "details": details}, status_code=422
     )
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with NaN and infinities (valid to Python's JSON parser, not JSON) as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:

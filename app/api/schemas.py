@@ -16,6 +16,18 @@ OPPONENT_ID = "9b8a7c6d5e4f40312a1b2c3d4e5f6a7b"
 TABLE_ID = "3c9d1f0e2b7a4e5d8c6b0a1f2e3d4c5b"
 
 
+# Database integer columns are 32-bit: larger numbers are malformed input, not a server error.
+INT32 = 2**31 - 1
+
+
+def _printable(value: str, *, allow_newlines: bool = False) -> str:
+    """Refuse control characters (NUL cannot even be stored by PostgreSQL)."""
+    allowed = {"\n", "\t"} if allow_newlines else set()
+    if any((ord(c) < 32 and c not in allowed) or c == "\x7f" for c in value):
+        raise ValueError("control characters are not allowed")
+    return value
+
+
 def _example(value: Any) -> ConfigDict:
     return ConfigDict(json_schema_extra={"examples": [value]})
 
@@ -39,7 +51,7 @@ class PlayerCreate(Body):
     @field_validator("name")
     @classmethod
     def _trim(cls, value: str) -> str:
-        value = value.strip()
+        value = _printable(value.strip())
         if not value:
             raise ValueError("name must not be blank")
         return value
@@ -220,7 +232,7 @@ class Versioned(Body):
         extra="forbid", json_schema_extra={"examples": [{}, {"expected_version": 7}]}
     )
 
-    expected_version: int | None = Field(None, ge=0)
+    expected_version: int | None = Field(None, ge=0, le=INT32)
 
 
 class DrawBody(Versioned):
@@ -258,7 +270,7 @@ class ChatBody(Body):
     @field_validator("text")
     @classmethod
     def _trim(cls, value: str) -> str:
-        value = value.strip()
+        value = _printable(value.strip(), allow_newlines=True)
         if not 1 <= len(value) <= CHAT_MAX:
             raise ValueError(f"a chat line has 1 to {CHAT_MAX} characters after trimming")
         return value

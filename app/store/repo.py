@@ -113,7 +113,17 @@ async def player_by_token_hash(session: AsyncSession, token_hash: str) -> Player
     ).scalar_one_or_none()
 
 
+def _storable(key: str) -> bool:
+    """Whether ``key`` could name a row: ids are short and PostgreSQL cannot hold a NUL."""
+    return len(key) <= KEY_MAX and "\x00" not in key
+
+
+KEY_MAX = 64
+
+
 async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
+    if not _storable(code):
+        return None
     return (
         await session.execute(select(Table.id).where(Table.invite_code == code))
     ).scalar_one_or_none()
@@ -129,6 +139,8 @@ async def add_table(session: AsyncSession, table: Table, seat0: Seat, created: E
 
 async def load(session: AsyncSession, table_id: str) -> Loaded | None:
     """The table, its seats and its current match state, or None for an unknown table."""
+    if not _storable(table_id):
+        return None
     table = await session.get(Table, table_id, populate_existing=True)
     if table is None:
         return None

@@ -245,3 +245,30 @@ async def test_422_malformed_bodies(client: httpx.AsyncClient) -> None:
         assert r.status_code == 422 and r.json()["code"] == code, r.text
     r = await client.post(f"{base}/moves/pass", headers={**p0.auth, "Idempotency-Key": "k" * 201})
     assert r.status_code == 422 and r.json()["code"] == "invalid_idempotency_key"
+
+
+async def test_hostile_input_is_refused_never_a_500(client: httpx.AsyncClient) -> None:
+    """Input the databases cannot hold (NUL, 64-bit numbers) or JSON cannot echo (NaN)."""
+    table_id, (p0, _) = await seated_table(client)
+    raw = {**p0.auth, "Content-Type": "application/json"}
+    base = f"/v1/tables/{table_id}"
+    cases: list[tuple[str, str, bytes | None, int]] = [
+        ("POST", "/v1/players", b'{"name": "a\\u0000b"}', 422),
+        ("POST", f"{base}/chat", b'{"text": "hi\\u0000"}', 422),
+        ("POST", f"{base}/moves/discard", b'{"card": "\\u0000"}', 422),
+        ("POST", f"{base}/moves/pass", b'{"expected_version": NaN}', 422),
+        ("POST", f"{base}/moves/pass", b'{"expected_version": 1e400}', 422),
+        ("POST", f"{base}/moves/pass", b'{"expected_version": 99999999999999999999}', 422),
+        ("POST", "/v1/tables", b'{"rules": {"target": NaN}}', 422),
+        ("POST", "/v1/tables", b'{"rules": {"target": 99999999999999999999}}', 422),
+        ("GET", f"{base}/hands/99999999999999999999", None, 422),
+        ("GET", f"{base}/events?since=99999999999999999999", None, 422),
+        ("GET", "/v1/tables/%00", None, 404),
+        ("GET", "/v1/tables/" + "x" * 3000, None, 404),
+        ("POST", "/v1/invites/%00", None, 404),
+    ]
+    for method, path, content, status in cases:
+        r = await client.request(method, path, content=content, headers=raw)
+        assert r.status_code == status, (path, content, r.text)
+        assert r.json()["code"] and r.json()["message"]
+    assert (await client.get("/readyz")).status_code == 200

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
 from app.api.deps import CurrentActor, IdempotencyDep, OptionalActor, ServiceDep
 from app.api.routes.common import command_response
 from app.api.schemas import (
+    INT32,
     ChatBody,
     CommandOut,
     DeckBody,
@@ -129,7 +130,7 @@ async def events(
     table_id: str,
     actor: OptionalActor,
     service: ServiceDep,
-    since: Annotated[int, Query(ge=0, description="the last seq you have")] = 0,
+    since: Annotated[int, Query(ge=0, le=INT32, description="the last seq you have")] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
 ) -> list[dict[str, Any]]:
     """The table's log after ``since``, each event redacted for you, with contiguous seqs."""
@@ -145,9 +146,9 @@ async def events(
 )
 async def hand(
     table_id: str,
-    number: int,
+    number: Annotated[int, Path(ge=1, le=INT32)],
     service: ServiceDep,
-    match: Annotated[int | None, Query(ge=1, description="default: latest")] = None,
+    match: Annotated[int | None, Query(ge=1, le=INT32, description="default: latest")] = None,
 ) -> dict[str, Any]:
     """A finished hand in full (409 hand_not_finished while it is being played)."""
     return await service.hand_history(table_id, number, match)
