@@ -284,6 +284,21 @@ class DeckBody(Body):
     design: DeckDesign
 
 
+# What seat 1 receives from the log: seat 0's stock draw is a numbered event without its card.
+EVENTS_EXAMPLE: list[dict[str, Any]] = [
+    {"seq": 6, "type": "upcard_passed", "seat": 1, "next": 0},
+    {"seq": 7, "type": "drew_stock", "seat": 0, "stock_size": 30},
+    {"seq": 8, "type": "discarded", "seat": 0, "card": "KD"},
+    {
+        "seq": 9,
+        "type": "chat",
+        "seat": 0,
+        "player": {"id": PLAYER_ID, "name": "Ada"},
+        "text": "your move",
+    },
+]
+
+
 class HandOut(BaseModel):
     """A finished hand in full; re-deal with ``app.engine.cards.shuffled_deck(seed)``."""
 

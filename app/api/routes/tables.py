@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from app.api.deps import CurrentActor, IdempotencyDep, OptionalActor, ServiceDep
 from app.api.routes.common import command_response
 from app.api.schemas import (
+    EVENTS_EXAMPLE,
     INT32,
     ChatBody,
     CommandOut,
@@ -38,7 +39,9 @@ async def create_table(
     return await service.create_table(actor, body.preset, body.rules, body.deck_design)
 
 
-@router.get("/v1/tables/{table_id}", response_model=TableOut, responses=error_responses(401, 404))
+@router.get(
+    "/v1/tables/{table_id}", response_model=TableOut, responses=error_responses(401, 404, 422)
+)
 async def get_table(table_id: str, actor: OptionalActor, service: ServiceDep) -> dict[str, Any]:
     """Your view of the table: a seat's view, or a spectator's (no token, or not seated)."""
     return await service.table_view(table_id, actor)
@@ -124,7 +127,10 @@ async def chat(
 @router.get(
     "/v1/tables/{table_id}/events",
     response_model=list[dict[str, Any]],
-    responses=error_responses(401, 404),
+    responses={
+        200: {"content": {"application/json": {"example": EVENTS_EXAMPLE}}},
+        **error_responses(401, 404, 422),
+    },
 )
 async def events(
     table_id: str,
@@ -142,7 +148,7 @@ async def events(
 @router.get(
     "/v1/tables/{table_id}/hands/{number}",
     response_model=HandOut,
-    responses=error_responses(404, 409),
+    responses=error_responses(404, 409, 422),
 )
 async def hand(
     table_id: str,
