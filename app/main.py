@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.api import errors
-from app.api.routes import health, moves, players, tables
+from app.api.routes import health, live, moves, players, tables
 from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
 from app.settings import Settings
@@ -53,6 +53,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (players, tables, moves, health):
+    for module in (players, tables, moves, live, health):
         app.include_router(module.router)
     return app

@@ -18,5 +18,9 @@ class Settings(BaseSettings):
     # Chat: at most ``chat_rate_count`` lines per player within ``chat_rate_window`` seconds.
     chat_rate_count: int = 5
     chat_rate_window: float = 10.0
+    # WebSockets: a heartbeat after this many seconds without a message (0: none), and how far
+    # behind (in events) ``?since=`` may resume before a full view is sent instead.
+    ws_heartbeat: float = 15.0
+    ws_resume_limit: int = 1000
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True

@@ -79,6 +79,12 @@ class Subscription(Generic[T]):
             return None
         return await self._queue.get()
 
+    def get_nowait(self) -> T | None:
+        """An item already queued, or None when there is none (never waits)."""
+        if self._queue.empty():
+            return None
+        return self._queue.get_nowait()
+
     def close(self) -> None:
         subs = self._registry.get(self._key)
         if subs is not None:

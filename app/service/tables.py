@@ -16,8 +16,8 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
 
 Other entry points for transport code: ``authenticate(token) -> Actor``, ``load(table_id) ->
 Loaded`` (state plus ``loaded.table.version`` / ``last_seq``), ``table_view(table_id, actor)``,
-``events_since(table_id, since, seat)`` (redacted, each with its ``seq``), ``redact(stored,
-seat)``.
+``events_since(table_id, since, seat)`` (redacted, each with its ``seq``), ``log_since(table_id,
+since, limit)`` (the same log unredacted, as ``StoredEvent``), ``redact(stored, seat)``.
 """
 
 from __future__ import annotations
@@ -251,9 +251,14 @@ class TableService:
         self, table_id: str, since: int, seat: int | None, limit: int | None = None
     ) -> list[dict[str, Any]]:
         """The log after seq ``since``, each event redacted for ``seat`` (None: spectator)."""
+        return [redact(stored, seat) for stored in await self.log_since(table_id, since, limit)]
+
+    async def log_since(
+        self, table_id: str, since: int, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The log after seq ``since``, unredacted: for transport that redacts per recipient."""
         async with self.db.read() as session:
-            rows = await repo.events_since(session, table_id, since, limit)
-        return [redact(stored, seat) for stored in rows]
+            return await repo.events_since(session, table_id, since, limit)
 
     # The pipeline.
 
