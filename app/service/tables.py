@@ -42,7 +42,7 @@ from app.service.errors import ConflictError, NotFoundError, RateLimitedError, U
 from app.service.hub import Hub, Notification
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
-from app.store.repo import Committed, Loaded, StoredEvent
+from app.store.repo import Committed, Loaded, SeatInfo, StoredEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +159,13 @@ class TableService:
         preset: str,
         overrides: dict[str, Any],
         deck_design: str = DECK_DESIGNS[0],
-    ) -> dict[str, Any]:
-        """A table with the actor in seat 0; the ruleset is validated by the engine."""
+        idempotency: Idempotency | None = None,
+    ) -> Result:
+        """A table with the actor in seat 0 (201); the ruleset is validated by the engine."""
+        if idempotency is not None:
+            replay = await self._replay(actor, idempotency)
+            if replay is not None:
+                return replay
         rules = make_ruleset(preset, overrides)
         table = Table(
             id=uuid.uuid4().hex,
@@ -192,9 +197,27 @@ class TableService:
                 "deck_design": deck_design,
             },
         )
-        async with self.db.write() as session:
-            await repo.add_table(session, table, seat, created)
-        return await self.table_view(table.id, actor)
+        seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
+        body = self.render(Loaded(table, seats, None), actor)
+        try:
+            async with self.db.write() as session:
+                await repo.add_table(session, table, seat, created)
+                if idempotency is not None:
+                    await repo.save_idempotent(
+                        session,
+                        actor.player_id,
+                        idempotency.key,
+                        fingerprint=idempotency.fingerprint,
+                        status_code=201,
+                        body=body,
+                    )
+        except IntegrityError:
+            # The same Idempotency-Key committed by a concurrent request: that table stands.
+            replay = await self._replay(actor, idempotency) if idempotency else None
+            if replay is None:
+                raise
+            return replay
+        return Result(201, body)
 
     async def table_id_by_invite(self, code: str) -> str:
         async with self.db.read() as session:

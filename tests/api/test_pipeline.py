@@ -7,7 +7,7 @@ import asyncio
 import httpx
 
 from tests.api.conftest import Server, start_server
-from tests.api.helpers import JSON, Player, choose, get_table, mover, seated_table
+from tests.api.helpers import JSON, Player, choose, get_table, mover, new_player, seated_table
 
 
 async def _next_move(
@@ -105,6 +105,21 @@ async def test_idempotent_retry_returns_the_first_response(client: httpx.AsyncCl
         headers={**other.auth, "Idempotency-Key": "move-2"},
     )
     assert r.status_code == 200
+
+
+async def test_idempotent_table_creation_creates_one_table(client: httpx.AsyncClient) -> None:
+    player = await new_player(client)
+    headers = {**player.auth, "Idempotency-Key": "new-table"}
+    responses = await asyncio.gather(
+        *(client.post("/v1/tables", json={"preset": "reino"}, headers=headers) for _ in range(3))
+    )
+    assert {r.status_code for r in responses} == {201}
+    assert len({r.json()["table_id"] for r in responses}) == 1
+    again = await client.post("/v1/tables", json={"preset": "reino"}, headers=headers)
+    assert again.json() == responses[0].json()
+    assert again.headers["Idempotency-Replayed"] == "true"
+    r = await client.post("/v1/tables", json={"preset": "classic"}, headers=headers)
+    assert r.status_code == 409 and r.json()["code"] == "idempotency_key_reused"
 
 
 async def test_stale_expected_version_is_refused(client: httpx.AsyncClient) -> None:

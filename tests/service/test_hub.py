@@ -36,7 +36,7 @@ async def test_committed_events_and_notifications_reach_subscribers(
 ) -> None:
     ada, _ = await service.create_player("Ada")
     bo, _ = await service.create_player("Bo")
-    table_id = (await service.create_table(ada, "standard", {}))["table_id"]
+    table_id = (await service.create_table(ada, "standard", {})).body["table_id"]
     table_sub = service.hub.table(table_id)
     ada_sub, bo_sub = service.hub.player(ada.player_id), service.hub.player(bo.player_id)
 

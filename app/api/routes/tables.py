@@ -33,10 +33,11 @@ COMMAND_ERRORS = error_responses(401, 403, 404, 409, 422)
     "/v1/tables", status_code=201, response_model=TableOut, responses=error_responses(401, 422)
 )
 async def create_table(
-    body: TableCreate, actor: CurrentActor, service: ServiceDep
-) -> dict[str, Any]:
+    body: TableCreate, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
+) -> JSONResponse:
     """Create a table from a preset and rule overrides; you take seat 0 and get the invite."""
-    return await service.create_table(actor, body.preset, body.rules, body.deck_design)
+    result = await service.create_table(actor, body.preset, body.rules, body.deck_design, idem)
+    return command_response(result)
 
 
 @router.get(
