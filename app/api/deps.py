@@ -53,7 +53,13 @@ async def idempotency(
         ),
     ] = None,
 ) -> Idempotency | None:
-    """The request's Idempotency-Key with a fingerprint of method, path and body."""
+    """The request's Idempotency-Key with a fingerprint of method, path and body.
+
+    Keys are per player. The first successful response is stored in the same transaction as
+    the change it made; a retry gets it back (``Idempotency-Replayed: true``) and applies
+    nothing. A refused request stores nothing, since it applied nothing: its retry is judged
+    afresh. The same key with another method, path or body is 409 ``idempotency_key_reused``.
+    """
     if key is None:
         return None
     if not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX:
