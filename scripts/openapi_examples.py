@@ -1,0 +1,210 @@
+"""Write ``openapi-examples/``: a real request and response for every endpoint and WS message.
+
+    python -m scripts.openapi_examples
+
+Plays through every endpoint against a real server on a temp SQLite file, recording each
+exchange (``http/<endpoint>.json``) and the WebSocket messages both ways (``ws/<type>.json``),
+and exports the messages' JSON schema (``ws/schema.json``). ``tests/api/test_openapi_examples.py``
+validates every file against the app's OpenAPI document and the message models.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+from app.api.messages import MESSAGE_MODELS, ws_schema
+from app.main import create_app
+from tests.api.conftest import start_server
+from tests.api.helpers import Player, choose, new_player
+
+OUT = Path(__file__).resolve().parent.parent / "openapi-examples"
+JSON = dict[str, Any]
+CLIENT_TYPES = ("move", "ping")
+
+
+class Recorder:
+    """Calls the server, keeping the first exchange of each endpoint."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+        # FastAPI's operationId is the endpoint's name, then its path and method.
+        self.names = {
+            (method.upper(), path): op["operationId"].removesuffix(
+                re.sub(r"\W", "_", path) + "_" + method
+            )
+            for path, ops in create_app().openapi()["paths"].items()
+            for method, op in ops.items()
+        }
+        self.exchanges: dict[str, JSON] = {}
+
+    async def call(
+        self,
+        method: str,
+        template: str,
+        who: Player | None = None,
+        body: JSON | None = None,
+        query: JSON | None = None,
+        **params: str | int,
+    ) -> httpx.Response:
+        headers = who.auth if who else {}
+        path = template.format(**params)
+        r = await self.http.request(method, path, json=body, params=query, headers=headers)
+        name = self.names[(method, template)]
+        if name not in self.exchanges:
+            request: JSON = {"path_params": params, "query": query or {}, "headers": headers}
+            if body is not None:
+                request["body"] = body
+            self.exchanges[name] = {
+                "method": method,
+                "path": template,
+                "request": request,
+                "response": {"status": r.status_code, "body": r.json()},
+            }
+        return r
+
+
+async def _socket(base: str, path: str, who: Player) -> ClientConnection:
+    url = base.replace("http://", "ws://", 1) + f"{path}?token={who.token}"
+    return await connect(url, proxy=None)
+
+
+async def _collect(ws: ClientConnection, into: dict[str, JSON]) -> None:
+    async for raw in ws:
+        message = json.loads(raw)
+        into.setdefault(message["type"], message)
+
+
+async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
+    messages: dict[str, JSON] = {}
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        rec = Recorder(http)
+        ada_body = {"name": "Ada"}
+        r = await rec.call("POST", "/v1/players", body=ada_body)
+        ada = Player(r.json()["id"], "Ada", r.json()["token"])
+        bo = await new_player(http, "Bo")
+        await rec.call("GET", "/v1/players/me", ada)
+        notes = await _socket(base, "/v1/players/me/ws", ada)
+        tasks = [asyncio.create_task(_collect(notes, messages))]
+        body: JSON | None = {"preset": "standard", "rules": {"target": 40}, "deck_design": "royal"}
+        table = (await rec.call("POST", "/v1/tables", ada, body=body)).json()
+        tid = table["table_id"]
+        await rec.call(
+            "POST", "/v1/invites/{code}", bo, {"deck_design": "neon"}, code=table["invite_code"]
+        )
+        await rec.call("PUT", "/v1/tables/{table_id}/deck", bo, {"design": "forest"}, table_id=tid)
+        await rec.call(
+            "POST", "/v1/tables/{table_id}/chat", ada, {"text": "good luck!"}, table_id=tid
+        )
+        seats = [await _socket(base, f"/v1/tables/{tid}/ws", p) for p in (ada, bo)]
+        tasks += [asyncio.create_task(_collect(ws, messages)) for ws in seats]
+        await rec.call("POST", "/v1/tables/{table_id}/start", ada, {}, table_id=tid)
+        await rec.call("GET", "/v1/tables/{table_id}", bo, table_id=tid)
+        players = [ada, bo]
+        sent: dict[str, JSON] = {"ping": {"type": "ping", "id": "p-1"}}
+        await seats[0].send(json.dumps(sent["ping"]))
+        refused = False
+        hands = 0
+        while True:
+            view = (await http.get(f"/v1/tables/{tid}", headers=ada.auth)).json()
+            game = view["game"]
+            if game["match"]["status"] == "finished":
+                break
+            hand = game["hand"]
+            if hand["phase"] == "over":
+                hands += 1
+                await rec.call(
+                    "GET",
+                    "/v1/tables/{table_id}/hands/{number}",
+                    table_id=tid,
+                    number=hand["number"],
+                )
+                await rec.call("POST", "/v1/tables/{table_id}/next-hand", ada, table_id=tid)
+                continue
+            seat = hand["turn"]
+            who = players[seat]
+            if seat != 0:
+                view = (await http.get(f"/v1/tables/{tid}", headers=who.auth)).json()
+            if not refused:
+                # A move out of turn over the socket: the error message.
+                await seats[1 - seat].send(
+                    json.dumps({"type": "move", "id": "m-0", "kind": "draw_stock"})
+                )
+                refused = True
+            suffix, body = choose(view)
+            if suffix == "moves/draw" and "move" not in sent:
+                sent["move"] = {"type": "move", "id": "m-1", "kind": "draw_stock"}
+                await seats[seat].send(json.dumps(sent["move"]))
+                while "ack" not in messages:
+                    await asyncio.sleep(0.01)
+                continue
+            await rec.call("POST", f"/v1/tables/{{table_id}}/{suffix}", who, body, table_id=tid)
+        r = await http.post("/v1/tables", json={}, headers=ada.auth)
+        other = r.json()["table_id"]
+        await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)
+        await http.post(f"/v1/tables/{other}/start", headers=ada.auth)
+        view = (await http.get(f"/v1/tables/{other}", headers=ada.auth)).json()
+        mover = players[view["game"]["hand"]["turn"]]
+        await rec.call(
+            "POST",
+            "/v1/tables/{table_id}/moves/pass",
+            mover,
+            {"expected_version": view["version"]},
+            table_id=other,
+        )
+        # The first refused the upcard: it is offered to the other, who takes it.
+        taker = players[1 - players.index(mover)]
+        await rec.call("POST", "/v1/tables/{table_id}/moves/take-upcard", taker, table_id=other)
+        await rec.call("POST", "/v1/tables/{table_id}/moves/big-gin", taker, table_id=other)
+        await rec.call(
+            "GET", "/v1/tables/{table_id}/events", bo, query={"since": 3, "limit": 5}, table_id=tid
+        )
+        await rec.call("POST", "/v1/tables/{table_id}/rematch", bo, {}, table_id=tid)
+        await rec.call("POST", "/v1/tables/{table_id}/resign", ada, {}, table_id=tid)
+        await rec.call("GET", "/v1/players/me/matches", ada)
+        await rec.call("GET", "/healthz")
+        await rec.call("GET", "/readyz")
+        await asyncio.sleep(0.5)  # a heartbeat
+        for ws in (notes, *seats):
+            await ws.close()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    # No event of a real game is hidden from a seat whole: the skip comes from its model.
+    messages.setdefault("skip", {"type": "skip", "seq": 11})
+    messages.update(sent)
+    return rec.exchanges, messages
+
+
+def _write(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2) + "\n")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        server = start_server(f"sqlite+aiosqlite:///{tmp}/examples.db", ws_heartbeat=0.3)
+        try:
+            exchanges, messages = asyncio.run(record(server.url))
+        finally:
+            server.stop()
+    missing = set(MESSAGE_MODELS) - set(messages)
+    assert not missing, f"no example of {sorted(missing)}"
+    shutil.rmtree(OUT, ignore_errors=True)
+    for name, exchange in sorted(exchanges.items()):
+        _write(OUT / "http" / f"{name}.json", exchange)
+    for kind, message in sorted(messages.items()):
+        direction = "client_to_server" if kind in CLIENT_TYPES else "server_to_client"
+        _write(OUT / "ws" / f"{kind}.json", {"direction": direction, "message": message})
+    _write(OUT / "ws" / "schema.json", ws_schema())
+    print(f"{len(exchanges)} endpoints, {len(messages)} message types in {OUT}")
+
+
+if __name__ == "__main__":
+    main()
