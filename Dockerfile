@@ -1,0 +1,39 @@
+# The Gin Rummy server: `docker build -t ginrummy . && docker run -p 8000:8000 ginrummy`.
+# SQLite in the /data volume by default; set DATABASE_URL (postgresql+asyncpg://...) otherwise.
+# Migrations run at start (MIGRATE_ON_START=true).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /srv/ginrummy
+
+# Dependencies first, so a code change does not reinstall them.
+COPY pyproject.toml README.md ./
+COPY app ./app
+RUN pip install . \
+    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ginrummy \
+    && mkdir /data \
+    && chown ginrummy /data
+
+# The migrations are found beside the package (app/store/migrate.py): `python -m app` run from
+# this directory imports this tree, with the Alembic scripts next to it.
+COPY alembic.ini ./
+COPY alembic ./alembic
+
+USER ginrummy
+
+ENV HOST=0.0.0.0 \
+    PORT=8000 \
+    PUBLIC_URL=http://localhost:8000 \
+    DATABASE_URL=sqlite+aiosqlite:////data/ginrummy.db
+
+VOLUME ["/data"]
+EXPOSE 8000
+
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=3)"]
+
+CMD ["python", "-m", "app"]
