@@ -35,11 +35,20 @@ class Database:
         if self.is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # A table, its seats and its snapshot read as one moment: PostgreSQL's READ COMMITTED
+        # would let a commit land between the statements of one load.
+        readers = (
+            self.engine
+            if self.is_sqlite
+            else self.engine.execution_options(isolation_level="REPEATABLE READ")
+        )
+        self._read_sessions = async_sessionmaker(readers, expire_on_commit=False)
         self._write_gate = asyncio.Lock() if self.is_sqlite else None
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self.sessions() as session, session.begin():
+        """A read-only transaction (a consistent snapshot on PostgreSQL)."""
+        async with self._read_sessions() as session, session.begin():
             yield session
 
     @asynccontextmanager
