@@ -1,8 +1,9 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` (``app.service.hub.Hub``) and ``service``
-(``app.service.tables.TableService``) — WebSocket routes reach them through ``app.state``
+(``app.store.Database``), ``hub`` (``app.service.hub.Hub``), ``service``
+(``app.service.tables.TableService``) and ``bots`` (``app.service.bots.BotRunner``, which plays
+the bot seats) — WebSocket routes reach them through ``app.state``
 (``websocket.app.state.service``).
 """
 
@@ -15,6 +16,7 @@ from fastapi import FastAPI
 
 from app.api import errors
 from app.api.routes import health, live, moves, players, tables
+from app.service.bots import BotRunner
 from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
 from app.settings import Settings
@@ -33,15 +35,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub = Hub()
         app.state.db = db
         app.state.hub = hub
-        app.state.service = TableService(
+        service = TableService(
             db,
             hub,
             ChatLimiter(settings.chat_rate_count, settings.chat_rate_window),
             settings.public_url,
         )
+        bots = BotRunner(
+            service,
+            draw_delay=settings.bot_draw_delay,
+            discard_delay=settings.bot_discard_delay,
+            scan_interval=settings.bot_scan_interval,
+            lease_seconds=settings.bot_lease_seconds,
+        )
+        app.state.service = service
+        app.state.bots = bots
+        await bots.start()
         try:
             yield
         finally:
+            await bots.stop()
             await db.close()
 
     app = FastAPI(

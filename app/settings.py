@@ -22,5 +22,12 @@ class Settings(BaseSettings):
     # behind (in events) ``?since=`` may resume before a full view is sent instead.
     ws_heartbeat: float = 15.0
     ws_resume_limit: int = 1000
+    # Bot seats: the pause before a bot draws (or takes/passes the upcard) and before it
+    # discards or knocks (seed 002: about 450 ms each); how often each process looks for bot
+    # seats no process acts for; how long a process's claim on a bot seat lasts unrenewed.
+    bot_draw_delay: float = 0.45
+    bot_discard_delay: float = 0.45
+    bot_scan_interval: float = 1.0
+    bot_lease_seconds: float = 10.0
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.bots import DISPLAY_NAMES
 from app.engine import Action, Event, Ruleset, apply, new_match
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.store.repo import Change, Loaded, SeatInfo
@@ -19,10 +20,30 @@ CHAT_MAX = 500
 
 @dataclass(frozen=True, slots=True)
 class Actor:
-    """Who submits a command: a player (by id and name) or, later, a bot seat."""
+    """Who submits a command: a player (by id and name), or the bot of one seat.
+
+    A bot actor exists only inside the server (``Actor.bot``): no token resolves to one, and it
+    holds its seat only while that seat has a bot (``seat_of``).
+    """
 
     player_id: str
     name: str
+    bot_seat: int | None = None
+
+    @classmethod
+    def bot(cls, seat: int, level: str) -> Actor:
+        """The actor of the bot in ``seat`` (its id can be no player's: those are hex)."""
+        return cls(f"bot:{seat}", DISPLAY_NAMES.get(level, level), bot_seat=seat)
+
+
+def seat_of(loaded: Loaded, actor: Actor | None) -> int | None:
+    """The seat ``actor`` holds at the table: a player's own, or a bot actor's bot seat."""
+    if actor is None:
+        return None
+    if actor.bot_seat is not None:
+        info = loaded.seat_info(actor.bot_seat)
+        return actor.bot_seat if info is not None and info.bot_level is not None else None
+    return loaded.seat_of(actor.player_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +138,68 @@ class Rematch:
                 "match_not_finished", "a rematch needs the current match to be over"
             )
         return _start(ctx)
+
+
+BOT_SEAT = 1
+
+
+def _creator(ctx: Context, doing: str) -> None:
+    if ctx.seat != 0 or ctx.actor.bot_seat is not None:
+        raise ForbiddenError("not_creator", f"only the table's creator (seat 0) {doing}")
+
+
+def _between_matches(ctx: Context, doing: str) -> None:
+    state = ctx.loaded.state
+    if state is not None and state.status != "finished":
+        raise ConflictError(
+            "match_in_progress", f"a match is being played: {doing} once it is over"
+        )
+
+
+def _bot_event(kind: str, level: str) -> Event:
+    return Event(kind, {"seat": BOT_SEAT, "bot": {"level": level, "name": DISPLAY_NAMES[level]}})
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBot:
+    """The creator seats a bot of ``level`` in the empty seat 1, or changes its level.
+
+    The level only changes between matches (seed 002): a match is finished against the
+    opponent it started with.
+    """
+
+    level: str
+
+    def decide(self, ctx: Context) -> Change:
+        _creator(ctx, "seats a bot")
+        if self.level not in DISPLAY_NAMES:
+            levels = ", ".join(DISPLAY_NAMES)
+            raise InvalidError("invalid_bot_level", f"bot level must be one of {levels}")
+        info = ctx.loaded.seat_info(BOT_SEAT)
+        if info is not None and info.bot_level is None:
+            raise ConflictError("table_full", "seat 1 holds a player, not a bot")
+        _between_matches(ctx, "change the bot's level")
+        if info is not None and info.bot_level == self.level:
+            raise ConflictError("bot_unchanged", f"the bot already plays at {self.level}")
+        design = DECK_DESIGNS[0] if info is None else info.deck_design
+        seat = SeatInfo(BOT_SEAT, None, None, self.level, design)
+        status = "ready" if info is None else None
+        return Change([_bot_event("bot_seated", self.level)], seats=[seat], status=status)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    """The creator empties the bot's seat between matches, so a player may join again."""
+
+    def decide(self, ctx: Context) -> Change:
+        _creator(ctx, "removes the bot")
+        info = ctx.loaded.seat_info(BOT_SEAT)
+        if info is None or info.bot_level is None:
+            raise ConflictError("no_bot", "seat 1 holds no bot")
+        _between_matches(ctx, "remove the bot")
+        return Change(
+            [_bot_event("bot_removed", info.bot_level)], vacated=[BOT_SEAT], status="waiting"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ Interfaces for transport code (the WebSocket endpoints):
   from now on, in seq order (the pipeline publishes under the table's lock, after the commit).
   Each item is a ``StoredEvent(table_id, seq, match_number, hand_number, event)``; redact it per
   recipient with ``item.event.for_recipient(seat_or_None)`` — never send ``event.to_dict()``.
+- ``hub.tables()`` -> ``Subscription[StoredEvent]``: every event of every table (the bot runner
+  watches it for tables that gain a bot or start a match).
 - ``hub.player(player_id)`` -> ``Subscription[Notification]``: that player's notifications
   across all tables (``your_turn``, ``opponent_joined``, ``match_finished``).
 - Use a subscription as ``async with hub.table(tid) as sub: async for item in sub: ...``.
@@ -32,6 +34,8 @@ from app.store.repo import StoredEvent
 T = TypeVar("T")
 
 QUEUE_LIMIT = 1000
+# The key of ``Hub.tables()`` subscribers: no table id (hex) can be it.
+EVERY_TABLE = "*"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,14 +126,18 @@ class Hub:
     def table(self, table_id: str) -> Subscription[StoredEvent]:
         return Subscription(self._tables, table_id)
 
+    def tables(self) -> Subscription[StoredEvent]:
+        return Subscription(self._tables, EVERY_TABLE)
+
     def player(self, player_id: str) -> Subscription[Notification]:
         return Subscription(self._players, player_id)
 
     def publish(self, events: Iterable[StoredEvent]) -> None:
         """Hand committed events to every subscriber of their table."""
         for item in events:
-            for sub in list(self._tables.get(item.table_id, ())):
-                sub.put(item)
+            for key in (item.table_id, EVERY_TABLE):
+                for sub in list(self._tables.get(key, ())):
+                    sub.put(item)
 
     def notify(self, notifications: Iterable[Notification]) -> None:
         for note in notifications:

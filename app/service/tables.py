@@ -3,8 +3,9 @@
 Every change to a table, whatever its source (HTTP route, WebSocket message, bot), is
 ``TableService.submit(table_id, actor, command, expected_version=..., idempotency=...)``:
 
-1. authenticate the seat (the caller resolved the token to an ``Actor``; ``submit`` finds the
-   actor's seat and each command decides whether the seat may act);
+1. authenticate the seat (the caller resolved the token to an ``Actor``, or the bot runner
+   acts as ``Actor.bot(seat, level)``; ``commands.seat_of`` finds the actor's seat, a bot's
+   only while that seat holds a bot, and each command decides whether the seat may act);
 2. load the table, its seats and the match state with the table's version;
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
@@ -17,7 +18,8 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
 Other entry points for transport code: ``authenticate(token) -> Actor``, ``load(table_id) ->
 Loaded`` (state plus ``loaded.table.version`` / ``last_seq``), ``table_view(table_id, actor)``,
 ``events_since(table_id, since, seat)`` (redacted, each with its ``seq``), ``log_since(table_id,
-since, limit)`` (the same log unredacted, as ``StoredEvent``), ``redact(stored, seat)``.
+since, limit)`` (the same log unredacted, as ``StoredEvent``), ``hand_events(loaded, seat)`` (the
+current hand's events, redacted), ``redact(stored, seat)``.
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from app.bots import DISPLAY_NAMES
 from app.engine import Event, make_ruleset, view
 from app.engine.cards import commitment
-from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join
+from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError
 from app.service.hub import Hub, Notification
 from app.store import Database, repo
@@ -251,7 +254,7 @@ class TableService:
 
     def render(self, loaded: Loaded, actor: Actor | None) -> dict[str, Any]:
         table = loaded.table
-        seat = loaded.seat_of(actor.player_id if actor else None)
+        seat = seat_of(loaded, actor)
         out: dict[str, Any] = {
             "table_id": table.id,
             "version": table.version,
@@ -275,6 +278,17 @@ class TableService:
     ) -> list[dict[str, Any]]:
         """The log after seq ``since``, each event redacted for ``seat`` (None: spectator)."""
         return [redact(stored, seat) for stored in await self.log_since(table_id, since, limit)]
+
+    async def hand_events(self, loaded: Loaded, seat: int) -> list[dict[str, Any]]:
+        """The events of the current hand of ``loaded`` so far, each redacted for ``seat``."""
+        state = loaded.state
+        if state is None:
+            return []
+        table = loaded.table
+        async with self.db.read() as session:
+            number = state.hand.number
+            stored = await repo.hand_events(session, table.id, table.match_number, number)
+        return [redact(s, seat) for s in stored]
 
     async def log_since(
         self, table_id: str, since: int, limit: int | None = None
@@ -306,7 +320,7 @@ class TableService:
                 loaded = await self.load(table_id)
                 if expected_version is not None and loaded.table.version != expected_version:
                     raise _stale(loaded.table.version, expected_version)
-                seat = loaded.seat_of(actor.player_id)
+                seat = seat_of(loaded, actor)
                 change = command.decide(Context(loaded, actor, seat, secrets.token_hex(32)))
                 try:
                     async with self.db.write() as session:
@@ -356,7 +370,7 @@ class TableService:
         return Result(row.status_code, row.body, replayed=True)
 
     def _response(self, after: Loaded, actor: Actor, committed: Committed) -> dict[str, Any]:
-        seat = after.seat_of(actor.player_id)
+        seat = seat_of(after, actor)
         return {
             "version": committed.version,
             "seq": committed.last_seq,
@@ -424,12 +438,19 @@ def _stale(current: int | None, expected: int | None) -> ConflictError:
 def _seat_json(loaded: Loaded, seat: int) -> dict[str, Any]:
     info = loaded.seat_info(seat)
     if info is None:
-        return {"seat": seat, "player": None, "bot_level": None, "deck_design": None}
+        return {
+            "seat": seat,
+            "player": None,
+            "bot_level": None,
+            "bot_name": None,
+            "deck_design": None,
+        }
     player = None if info.player_id is None else {"id": info.player_id, "name": info.player_name}
     return {
         "seat": seat,
         "player": player,
         "bot_level": info.bot_level,
+        "bot_name": None if info.bot_level is None else DISPLAY_NAMES.get(info.bot_level),
         "deck_design": info.deck_design,
     }
 
@@ -439,7 +460,7 @@ def _notifications(before: Loaded, after: Loaded, actor: Actor) -> list[Notifica
     table_id = after.table.id
     out: list[Notification] = []
     joined = after.seat_info(1)
-    if before.seat_info(1) is None and joined is not None:
+    if before.seat_info(1) is None and joined is not None and joined.player_id is not None:
         creator = after.seat_info(0)
         if creator is not None and creator.player_id is not None:
             out.append(

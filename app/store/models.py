@@ -71,7 +71,11 @@ class Table(Base):
 
 
 class Seat(Base):
-    """Seat 0 or 1 of a table: a player, or (later) a bot of ``bot_level``, and a deck design."""
+    """Seat 0 or 1 of a table: a player, or a bot of ``bot_level``, and a deck design.
+
+    A bot seat's lease names the one server process that acts for it until ``bot_lease_until``
+    (``app.service.bots``); it is claimed and renewed by a conditional UPDATE.
+    """
 
     __tablename__ = "seats"
 
@@ -81,6 +85,8 @@ class Seat(Base):
     bot_level: Mapped[str | None] = mapped_column(String(32))
     deck_design: Mapped[str] = mapped_column(String(32))
     joined_at: Mapped[datetime]
+    bot_lease_owner: Mapped[str | None] = mapped_column(String(64))
+    bot_lease_until: Mapped[datetime | None]
 
 
 class EventRow(Base):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Event, MatchState
@@ -81,7 +82,9 @@ class Change:
     state: MatchState | None = None
     new_match: bool = False
     status: str | None = None
+    # Seats taken or changed (a bot's level), and seats left empty again.
     seats: list[SeatInfo] = field(default_factory=list)
+    vacated: list[int] = field(default_factory=list)
     deck_designs: dict[int, str] = field(default_factory=dict)
     chat: tuple[str, str] | None = None  # (player_id, text)
     # Chat lines are log entries but not game state: they leave the version alone.
@@ -229,6 +232,18 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
         if change.state.status == "finished" and was_playing and not change.new_match:
             await _record_finished(session, loaded, match_number, change.state)
     for info in change.seats:
+        if loaded.seat_info(info.seat) is not None:
+            await session.execute(
+                update(Seat)
+                .where(Seat.table_id == table.id, Seat.seat == info.seat)
+                .values(
+                    player_id=info.player_id,
+                    bot_level=info.bot_level,
+                    deck_design=info.deck_design,
+                )
+                .execution_options(synchronize_session=False)
+            )
+            continue
         session.add(
             Seat(
                 table_id=table.id,
@@ -238,6 +253,12 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
                 deck_design=info.deck_design,
                 joined_at=utcnow(),
             )
+        )
+    if change.vacated:
+        await session.execute(
+            delete(Seat)
+            .where(Seat.table_id == table.id, Seat.seat.in_(change.vacated))
+            .execution_options(synchronize_session=False)
         )
     for seat_number, design in change.deck_designs.items():
         await session.execute(
@@ -265,17 +286,26 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
         last_seq=last_seq,
         created_at=table.created_at,
     )
+    by_seat = {s.seat: s for s in [*loaded.seats, *change.seats] if s.seat not in change.vacated}
     seats = [
         replace(s, deck_design=change.deck_designs.get(s.seat, s.deck_design))
-        for s in [*loaded.seats, *change.seats]
+        for _, s in sorted(by_seat.items())
     ]
     state = loaded.state if change.state is None else change.state
-    return Committed(version, stored, Loaded(after, sorted(seats, key=lambda s: s.seat), state))
+    return Committed(version, stored, Loaded(after, seats, state))
 
 
 # Events about the table itself, not about a hand.
 _TABLE_EVENTS = frozenset(
-    {"table_created", "player_joined", "deck_chosen", "match_started", "chat"}
+    {
+        "table_created",
+        "player_joined",
+        "bot_seated",
+        "bot_removed",
+        "deck_chosen",
+        "match_started",
+        "chat",
+    }
 )
 
 
@@ -340,6 +370,13 @@ def _stored(row: EventRow) -> StoredEvent:
     return StoredEvent(
         row.table_id, row.seq, row.match_number, row.hand_number, Event.from_dict(row.data)
     )
+
+
+async def hand_events(
+    session: AsyncSession, table_id: str, match: int, hand: int
+) -> list[StoredEvent]:
+    """The logged events of one hand so far, oldest first."""
+    return [_stored(r) for r in await hand_rows(session, table_id, match, hand)]
 
 
 async def hand_rows(
@@ -417,3 +454,57 @@ async def save_idempotent(
             created_at=utcnow(),
         )
     )
+
+
+# Bot seats: which server process acts for each (``app.service.bots``).
+
+
+async def claim_bot_seat(
+    session: AsyncSession, table_id: str, owner: str, now: datetime, until: datetime
+) -> bool:
+    """Take or renew the lease of the table's bot seat for ``owner`` unless another holds it.
+
+    One conditional UPDATE: atomic on SQLite (one writer) and on PostgreSQL (a concurrent
+    claimer waits for the row lock, then re-checks the condition and finds the lease taken).
+    """
+    result = await session.execute(
+        update(Seat)
+        .where(
+            Seat.table_id == table_id,
+            Seat.bot_level.is_not(None),
+            or_(
+                Seat.bot_lease_owner.is_(None),
+                Seat.bot_lease_owner == owner,
+                Seat.bot_lease_until < now,
+            ),
+        )
+        .values(bot_lease_owner=owner, bot_lease_until=until)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+async def release_bot_seats(session: AsyncSession, owner: str, table_id: str | None = None) -> None:
+    """Give up ``owner``'s leases (of one table, or all of them)."""
+    query = update(Seat).where(Seat.bot_lease_owner == owner)
+    if table_id is not None:
+        query = query.where(Seat.table_id == table_id)
+    await session.execute(
+        query.values(bot_lease_owner=None, bot_lease_until=None).execution_options(
+            synchronize_session=False
+        )
+    )
+
+
+async def unleased_bot_tables(session: AsyncSession, now: datetime) -> list[str]:
+    """Tables in a match with a bot seat whose lease is free or expired."""
+    query = (
+        select(Seat.table_id)
+        .join(Table, Table.id == Seat.table_id)
+        .where(
+            Seat.bot_level.is_not(None),
+            Table.status == "playing",
+            or_(Seat.bot_lease_owner.is_(None), Seat.bot_lease_until < now),
+        )
+    )
+    return list((await session.execute(query)).scalars().all())

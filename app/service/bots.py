@@ -1,0 +1,199 @@
+"""The bot runner: plays the bot seats of the tables through the one command pipeline.
+
+A bot sees exactly what its seat's API client sees: the table view ``TableService.render``
+gives its seat and the current hand's events redacted for that seat. It answers with one action
+that goes through ``TableService.submit`` as ``Actor.bot(seat, level)``, pinned with
+``expected_version`` to the version it decided on: a move decided on a table that changed
+meanwhile is refused as stale, dropped, and the bot looks again.
+
+When a bot may act (its turn, in the view's legal actions) it first pauses like a person
+(``bot_draw_delay`` before drawing or taking the upcard, ``bot_discard_delay`` before discarding
+or knocking), so a player sees what it took before what it threw. It never deals the next hand
+nor starts a rematch: either seat may do both, so it never holds them up, and the person decides
+when they have read the result.
+
+Exactly one actor per bot seat, across any number of server processes on one database:
+
+- a process acts for a table's bot only while it holds the seat's lease (``seats.bot_lease_owner``
+  / ``bot_lease_until``), taken and renewed by one conditional UPDATE (``repo.claim_bot_seat``)
+  before every look at the table; another process's live lease makes it back off;
+- and every move is pinned to the version it was decided on, so even a process that lost its
+  lease without noticing (a pause longer than the lease) can never apply a move twice or late.
+
+How work is found: the hub of this process (``Hub.tables()``) reports a bot seated or a match
+started here at once; each process also scans the database every ``bot_scan_interval`` seconds
+for tables in a match whose bot seat no live lease covers (a restart, a crashed process, a
+match started through another process) and at start, so a bot whose turn it was acts after a
+restart. The process driving a table also looks again every ``bot_scan_interval`` seconds, since
+a person's move through another process never reaches its hub. It lets the lease go when the
+match ends, and all its leases when it stops; a crashed process's leases expire after
+``bot_lease_seconds``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from app.bots import get_bot
+from app.engine import Action, RuleError
+from app.service.commands import Actor, Play
+from app.service.errors import NotFoundError, ServiceError
+from app.service.hub import Subscription
+from app.service.tables import TableService
+from app.store import repo
+from app.store.models import utcnow
+from app.store.repo import Loaded, StoredEvent
+
+log = logging.getLogger(__name__)
+
+# Actions a person takes when they choose to: a bot never does them by itself.
+NOT_FOR_BOTS = frozenset({"resign", "next_hand"})
+# Events after which a table may have a bot to drive.
+WAKE_EVENTS = frozenset({"bot_seated", "match_started"})
+
+
+class BotRunner:
+    """Drives every bot seat this process holds the lease of (see the module docstring)."""
+
+    def __init__(
+        self,
+        service: TableService,
+        *,
+        draw_delay: float,
+        discard_delay: float,
+        scan_interval: float,
+        lease_seconds: float,
+    ) -> None:
+        self.service = service
+        self.draw_delay = draw_delay
+        self.discard_delay = discard_delay
+        self.scan_interval = scan_interval
+        self.lease = timedelta(seconds=lease_seconds)
+        self.owner = uuid.uuid4().hex
+        # Moves this process applied, and moves it dropped because the table had moved on.
+        self.moves = 0
+        self.stale = 0
+        self._tables: dict[str, asyncio.Task[None]] = {}
+        self._loops: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        """Watch this process's hub and scan the database (at once, then periodically)."""
+        self._loops = [
+            asyncio.create_task(self._watch()),
+            asyncio.create_task(self._scan()),
+        ]
+
+    async def stop(self) -> None:
+        """Stop every bot of this process and give up its leases for another to take."""
+        tasks = [*self._loops, *self._tables.values()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            async with self.service.db.write() as session:
+                await repo.release_bot_seats(session, self.owner)
+
+    def drive(self, table_id: str) -> None:
+        """Make sure a task drives this table's bot (it ends at once if another process does)."""
+        if table_id not in self._tables:
+            self._tables[table_id] = asyncio.create_task(self._drive(table_id))
+
+    async def _watch(self) -> None:
+        while True:  # a fresh subscription after an overflow; the scan covers the gap
+            async with self.service.hub.tables() as events:
+                async for item in events:
+                    if item.event.type in WAKE_EVENTS:
+                        self.drive(item.table_id)
+
+    async def _scan(self) -> None:
+        while True:
+            try:
+                async with self.service.db.read() as session:
+                    due = await repo.unleased_bot_tables(session, utcnow())
+            except Exception:
+                log.exception("bot scan failed")
+                due = []
+            for table_id in due:
+                self.drive(table_id)
+            await asyncio.sleep(self.scan_interval)
+
+    async def _claim(self, table_id: str) -> bool:
+        now = utcnow()
+        async with self.service.db.write() as session:
+            return await repo.claim_bot_seat(session, table_id, self.owner, now, now + self.lease)
+
+    async def _drive(self, table_id: str) -> None:
+        try:
+            while not await self._drive_subscribed(table_id):
+                pass
+        except NotFoundError:
+            pass
+        except Exception:
+            log.exception("bot of table %s failed", table_id)
+        finally:
+            self._tables.pop(table_id, None)
+
+    async def _drive_subscribed(self, table_id: str) -> bool:
+        """Play the table's bot until the match ends (True) or the subscription overflows."""
+        # Subscribed before each load, so no change falls between a look and the wait.
+        async with self.service.hub.table(table_id) as changes:
+            while not changes.overflowed:
+                if not await self._claim(table_id):
+                    return True  # another process acts for this bot
+                loaded = await self.service.load(table_id)
+                bot = next((s for s in loaded.seats if s.bot_level is not None), None)
+                state = loaded.state
+                if bot is None or bot.bot_level is None or state is None:
+                    break
+                if state.status != "playing":
+                    break
+                actor = Actor.bot(bot.seat, bot.bot_level)
+                view = self.service.render(loaded, actor)["game"]
+                actions = set(view["legal"]["actions"]) - NOT_FOR_BOTS
+                if actions:
+                    await self._act(loaded, actor, bot.bot_level, view, actions)
+                else:
+                    await self._changed(changes)
+            else:
+                return False
+        async with self.service.db.write() as session:
+            await repo.release_bot_seats(session, self.owner, table_id)
+        return True
+
+    async def _act(
+        self, loaded: Loaded, actor: Actor, level: str, view: dict[str, Any], actions: set[str]
+    ) -> None:
+        """Pause, decide on ``loaded`` and submit pinned to its version; drop a stale move."""
+        await asyncio.sleep(self.discard_delay if "discard" in actions else self.draw_delay)
+        seat = view["you"]
+        events = await self.service.hand_events(loaded, seat)
+        action = get_bot(level).choose(view, events)
+        try:
+            await self.service.submit(
+                loaded.table.id,
+                actor,
+                Play(Action.from_dict(action)),
+                expected_version=loaded.table.version,
+            )
+            self.moves += 1
+        except (ServiceError, RuleError) as exc:
+            # Stale: the table moved on during the pause (a resignation); look again. Anything
+            # else would be a bug in a bot: say so, and wait for the table to change.
+            if exc.code == "stale_version":
+                self.stale += 1
+            else:
+                log.error("bot %s at %s refused: %s", level, loaded.table.id, exc.code)
+                await asyncio.sleep(self.scan_interval)
+
+    async def _changed(self, changes: Subscription[StoredEvent]) -> None:
+        """Wait for an event of the table here, or ``scan_interval`` (another process's)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.scan_interval):
+                await changes.get()
+        while changes.get_nowait() is not None:
+            pass
