@@ -167,6 +167,12 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call(
             "GET", "/v1/tables/{table_id}/events", bo, query={"since": 3, "limit": 5}, table_id=tid
         )
+        r = await http.post("/v1/tables", json={}, headers=ada.auth)
+        with_bot = r.json()["table_id"]
+        await rec.call(
+            "POST", "/v1/tables/{table_id}/bot", ada, {"level": "hard"}, table_id=with_bot
+        )
+        await rec.call("DELETE", "/v1/tables/{table_id}/bot", ada, table_id=with_bot)
         await rec.call("POST", "/v1/tables/{table_id}/rematch", bo, {}, table_id=tid)
         await rec.call("POST", "/v1/tables/{table_id}/resign", ada, {}, table_id=tid)
         await rec.call("GET", "/v1/players/me/matches", ada)

@@ -132,8 +132,20 @@ class JoinBody(Body):
 class SeatOut(BaseModel):
     seat: int
     player: PlayerOut | None
-    bot_level: str | None
+    bot_level: str | None = Field(description="easy, medium or hard for a bot's seat")
+    bot_name: str | None = Field(None, description="a bot's display name: TITO, CARMEN, LUNA")
     deck_design: DeckDesign | None
+
+
+BotLevel = Literal["easy", "medium", "hard"]
+
+
+class BotBody(Body):
+    """The level of the bot to seat (or to switch to, between matches)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"level": "hard"}]})
+
+    level: BotLevel
 
 
 _VIEW_EXAMPLE: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""Tables: create, view, join by invite, start, rematch, deck design, chat, log, hand history."""
+"""Tables: create, view, join by invite, bot seat, start, rematch, deck, chat, log, hands."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from app.api.routes.common import command_response
 from app.api.schemas import (
     EVENTS_EXAMPLE,
     INT32,
+    BotBody,
     ChatBody,
     CommandOut,
     DeckBody,
@@ -22,7 +23,7 @@ from app.api.schemas import (
     Versioned,
     error_responses,
 )
-from app.service.commands import Chat, ChooseDeck, Rematch, Start
+from app.service.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, Start
 
 router = APIRouter(tags=["tables"])
 
@@ -59,6 +60,25 @@ async def join(
     """Join the invite's table in seat 1 (409 table_full once both seats are taken)."""
     design = (body or JoinBody()).deck_design
     return command_response(await service.join(code, actor, design, idem))
+
+
+@router.post("/v1/tables/{table_id}/bot", response_model=CommandOut, responses=COMMAND_ERRORS)
+async def seat_bot(
+    table_id: str, body: BotBody, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
+) -> JSONResponse:
+    """Seat a bot (TITO easy, CARMEN medium, LUNA hard) in the empty seat 1, or change its
+    level; creator only, and never during a match (409 ``match_in_progress``)."""
+    return command_response(
+        await service.submit(table_id, actor, SeatBot(body.level), idempotency=idem)
+    )
+
+
+@router.delete("/v1/tables/{table_id}/bot", response_model=CommandOut, responses=COMMAND_ERRORS)
+async def remove_bot(
+    table_id: str, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
+) -> JSONResponse:
+    """Empty the bot's seat between matches, so a player may join by invite again."""
+    return command_response(await service.submit(table_id, actor, RemoveBot(), idempotency=idem))
 
 
 @router.post("/v1/tables/{table_id}/start", response_model=CommandOut, responses=COMMAND_ERRORS)
