@@ -50,13 +50,16 @@ def _free_port() -> int:
 
 
 def start_server(database_url: str, **overrides: object) -> Server:
-    """Start a new app instance on ``database_url`` (migrations run at its start)."""
+    """Start a new app instance on ``database_url`` (migrations run at its start).
+
+    Bots move without their human pause here, unless a test asks for one.
+    """
     port = _free_port()
     settings = Settings(
         database_url=database_url,
         port=port,
         public_url=f"http://127.0.0.1:{port}",
-        **overrides,  # type: ignore[arg-type]
+        **{"bot_draw_delay": 0.0, "bot_discard_delay": 0.0, **overrides},  # type: ignore[arg-type]
     )
     config = uvicorn.Config(
         create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
