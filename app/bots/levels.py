@@ -23,10 +23,7 @@ from app.bots.evaluate import (
     STEP1,
     STEP2,
     Outlook,
-    adjacent_mask,
     bits,
-    max_points,
-    near_mask,
 )
 from app.bots.knowledge import Knowledge, build
 from app.engine.cards import POINTS, RANKS, SUITS, parse_card
@@ -157,100 +154,98 @@ def _undercut_chance(mine: int, mean: float) -> float:
 
 
 class MediumBot(_Player):
-    """CARMEN: counts outs among unseen cards, weighs undercut risk, avoids feeding pickups."""
+    """CARMEN: counts outs among unseen cards, weighs undercut risk, avoids feeding pickups.
+
+    Discards by expected deadwood after the next stock draw, over the unseen cards alike
+    (its outs: the draws that would join a meld or undercut its costliest card), so flexible
+    cards are kept. A discard's cost adds the chance it lets the opponent meld, reckoning the
+    cards the opponent took as held and every unseen card alike: a card next to a pickup is
+    the dearest to feed. Draws the discard only to meld it. Knocks at once unless the
+    undercut risk, from how far the opponent's hand has come, is high and the stock leaves
+    time to improve.
+    """
 
     level = "medium"
-    feed_penalty = 1.5
-    knock_bonus = 10.0
-    meld_weight = 1.0
-    swap_weight = 1.0
-    max_risk = 1.0
+    danger_weight = 3.0
+    max_risk = 0.12
 
     def outlook(self, k: Knowledge) -> Outlook:
         return Outlook.uniform(k.unseen)
 
-    def best_after(self, k: Knowledge, hand: int, options: list[int], out: Outlook) -> int:
-        return min(options, key=lambda c: (self.score(k, hand & ~(1 << c), c, out), -POINTS[c], c))
-
-    def value(self, k: Knowledge, kept: int, out: Outlook) -> float:
-        """Expected deadwood after the next draw, less a bonus for the chance to knock then."""
-        p = out.outlook(kept, k.knock_limit)
-        return (
-            p.deadwood
-            - self.meld_weight * p.meld_gain
-            - self.swap_weight * p.swap_gain
-            - self.knock_bonus * p.reach
-        )
-
-    def score(self, k: Knowledge, kept: int, thrown: int, out: Outlook) -> float:
-        feeds = adjacent_mask(k.opp_known) >> thrown & 1
-        return self.value(k, kept, out) + self.feed_penalty * feeds
+    def holding(self, k: Knowledge) -> dict[int, float]:
+        """P(opponent holds u): the cards it took for sure, each unseen card alike."""
+        unseen = k.unseen
+        p = k.opp_unknown_count / max(1, unseen.bit_count())
+        chance = dict.fromkeys(bits(unseen), p)
+        for c in bits(k.opp_known):
+            chance[c] = 1.0
+        return chance
 
     def pick_discard(self, k: Knowledge, options: list[int]) -> int:
-        return self.best_after(k, k.hand, options, self.outlook(k))
+        out = self.outlook(k)
+        chance = self.holding(k)
+        return min(
+            options,
+            key=lambda c: (
+                out.expected_deadwood(k.hand & ~(1 << c)) + self.danger_weight * _danger(c, chance),
+                -POINTS[c],
+                c,
+            ),
+        )
 
     def wants_top(self, k: Knowledge) -> bool:
         top = k.top
-        if top is None or not (near_mask(k.hand) >> top & 1 or POINTS[top] < _top_loose(k.hand)):
-            return False
-        out = self.outlook(k)
-        hand = k.hand | 1 << top
-        options = list(bits(k.hand))
-        taken = self.value(k, hand & ~(1 << self.best_after(k, hand, options, out)), out)
-        return taken < self.stock_value(k, out)
+        return top is not None and _joins_meld(k.hand, top)
 
-    def stock_value(self, k: Knowledge, out: Outlook) -> float:
-        """The value expected after a stock draw: one draw's expected gain realised."""
-        return self.value(k, k.hand, out) - (deadwood(k.hand) - out.expected_deadwood(k.hand))
+    def turns_left(self, k: Knowledge) -> int:
+        """Stock draws left to this seat before the hand goes dead."""
+        return (k.stock_size - k.dead_hand_at) // 2
 
     def should_knock(self, k: Knowledge, dw: int) -> bool:
-        if k.stock_size - k.dead_hand_at <= 2:
+        if self.turns_left(k) <= 2:
             return True
         return _undercut_chance(dw, _opp_deadwood(k)) <= self.max_risk
 
 
-def _top_loose(hand: int) -> int:
-    return max_points(arrange(hand).deadwood_mask)
-
-
 class HardBot(MediumBot):
-    """LUNA: models the opponent's hand from all public play and plays by expected deadwood."""
+    """LUNA: models the opponent's hand from all public play and plays by expected deadwood.
+
+    The opponent's pickups, refusals and discards shape the chance it holds each unseen card;
+    the stock draws are weighed by the chance a card is still in the stock, and a discard's
+    cost adds the chance it lets the opponent meld. With a low count and stock to spare it
+    waits for gin (a count that low is rarely undercut, and an opponent's knock into it often
+    is); late, with a count the opponent may well beat, it waits too; near the dead-hand
+    count it takes any sure knock.
+    """
 
     level = "hard"
-    danger_weight = 6.0
+    gin_wait = 6
+    max_risk = 0.2
+    gin_wait_turns = 4
 
     def holding(self, k: Knowledge) -> dict[int, float]:
-        """P(opponent holds u) for each unseen card u, from pickups, refusals and discards."""
+        """P(opponent holds u): its pickups for sure; unseen cards shaped by pickups, refusals
+        and discards."""
         weight = dict.fromkeys(bits(k.unseen), 1.0)
         _shape(weight, k.opp_known, (4.0, 3.0, 1.5))
         _shape(weight, k.opp_discards, (0.4, 0.5, 0.8))
         _shape(weight, k.opp_refused, (0.6, 0.6, 0.85))
         total = sum(weight.values()) or 1.0
         n = k.opp_unknown_count
-        return {u: min(0.95, n * w / total) for u, w in weight.items()}
+        chance = {u: min(0.95, n * w / total) for u, w in weight.items()}
+        for c in bits(k.opp_known):
+            chance[c] = 1.0
+        return chance
 
     def outlook(self, k: Knowledge) -> Outlook:
         held = self.holding(k)
-        return Outlook(k.unseen, {u: 1.0 - p for u, p in held.items()})
-
-    def pick_discard(self, k: Knowledge, options: list[int]) -> int:
-        held = self.holding(k)
-        out = Outlook(k.unseen, {u: 1.0 - p for u, p in held.items()})
-        chance = dict(held)
-        for c in bits(k.opp_known):
-            chance[c] = 1.0
-        return min(
-            options,
-            key=lambda c: (
-                self.value(k, k.hand & ~(1 << c), out) + self.danger_weight * _danger(c, chance),
-                -POINTS[c],
-                c,
-            ),
-        )
+        return Outlook(k.unseen, {u: 1.0 - held[u] for u in bits(k.unseen)})
 
     def should_knock(self, k: Knowledge, dw: int) -> bool:
-        if k.stock_size - k.dead_hand_at <= 3:
+        if self.turns_left(k) <= 2:
             return True
+        if dw <= self.gin_wait and self.turns_left(k) > self.gin_wait_turns:
+            return False
         return _undercut_chance(dw, _opp_deadwood(k)) <= self.max_risk
 
 
