@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from app.bots import LEVELS, NoMoveError, get_bot, has_move
+from app.bots.knowledge import build
+from app.bots.levels import MediumBot
 from app.engine import PRESETS, Action, MatchState, apply, legal_actions, make_ruleset, new_match
 from app.engine.views import seat_view
 from tests.engine.builders import position
@@ -149,3 +152,30 @@ def test_levels_and_names() -> None:
     assert set(LEVELS) == {"easy", "medium", "hard", "random", "baseline"}
     with pytest.raises(ValueError, match="unknown bot level"):
         get_bot("grandmaster")
+
+
+def test_hard_waits_for_gin_with_a_low_count_early_and_easy_does_not() -> None:
+    state = position(
+        "AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 3S 4S 5S 6S 7S 8S 9S TS QD", "JD", stock_top="2H"
+    )
+    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    view = seat_view(state, 0)
+    assert {"card": "KS", "deadwood": 2} in view["legal"]["knock_discards"]
+    assert get_bot("easy").choose(view, seen) == {"kind": "knock", "card": "KS"}
+    # Deadwood 2 with the stock nearly full: gin is a few draws away, an undercut unlikely.
+    assert get_bot("hard").choose(view, seen) == {"kind": "discard", "card": "KS"}
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_weighs_undercut_risk_late_but_knocks_near_the_dead_hand(level: str) -> None:
+    state = position(
+        "AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 3S 4S 5S 6S 7S 8S 9S TS QD", "JD", stock_top="9C"
+    )
+    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    k = build(seat_view(state, 0), seen)
+    bot = get_bot(level)
+    assert isinstance(bot, MediumBot)
+    assert bot.should_knock(k, 9)  # early: the opponent's hand is still far from a knock
+    late = replace(k, opp_draws=13, my_draws=13, stock_size=10)
+    assert not bot.should_knock(late, 9)  # late: a 9 is likely undercut, and time is left
+    assert bot.should_knock(replace(late, stock_size=6), 9)  # the dead hand is near
