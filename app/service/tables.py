@@ -6,7 +6,9 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
 1. authenticate the seat (the caller resolved the token to an ``Actor``, or the bot runner
    acts as ``Actor.bot(seat, level)``; ``commands.seat_of`` finds the actor's seat, a bot's
    only while that seat holds a bot, and each command decides whether the seat may act);
-2. load the table, its seats and the match state with the table's version;
+2. load the table, its seats and the match state with the table's version — from this process's
+   cache of the tables it played last when it has one (``_decide``: a stale entry is caught by
+   the version guard, and a refusal is only final on a fresh load);
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
    (``repo.commit_change``); on a lost race, retry once from a fresh load — a duplicate of the
@@ -25,27 +27,41 @@ current hand's events, redacted), ``redact(stored, seat)``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import secrets
 import time
 import uuid
 import weakref
-from collections import defaultdict, deque
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy.exc import IntegrityError
 
 from app.bots import DISPLAY_NAMES
-from app.engine import Event, make_ruleset, view
+from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
-from app.service.errors import ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError
+from app.service.errors import (
+    ConflictError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    UnauthenticatedError,
+)
 from app.service.hub import Hub, Notification
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
-from app.store.repo import Committed, Loaded, SeatInfo, StoredEvent
+from app.store.repo import Change, Committed, Loaded, SeatInfo, StoredEvent
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+# In-process caches: resolved tokens, and the latest state of recently played tables.
+ACTOR_CACHE = 65536
+TABLE_CACHE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +83,29 @@ class Result:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class LRU(Generic[K, V]):
+    """A mapping of at most ``size`` entries that forgets the least recently used first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def pop(self, key: K) -> None:
+        self._items.pop(key, None)
 
 
 class ChatLimiter:
@@ -104,6 +143,11 @@ class TableService:
         self.chat_limiter = chat_limiter
         self.public_url = public_url.rstrip("/")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Token hash -> player. Tokens are never reissued and names never change, so an entry
+        # stays right; a revocation, once there is one, must evict here.
+        self._actors: LRU[str, Actor] = LRU(ACTOR_CACHE)
+        # Table id -> the table as this process last committed or loaded it (see ``_decide``).
+        self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
 
     # Players.
 
@@ -119,11 +163,17 @@ class TableService:
         """The player holding ``token``; UnauthenticatedError when missing or unknown."""
         if not token:
             raise UnauthenticatedError("unauthorized", "a bearer token is required")
+        digest = hash_token(token)
+        actor = self._actors.get(digest)
+        if actor is not None:
+            return actor
         async with self.db.read() as session:
-            player = await repo.player_by_token_hash(session, hash_token(token))
+            player = await repo.player_by_token_hash(session, digest)
         if player is None:
             raise UnauthenticatedError("unauthorized", "unknown or revoked token")
-        return Actor(player.id, player.name)
+        actor = Actor(player.id, player.name)
+        self._actors.put(digest, actor)
+        return actor
 
     async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
         """The actor's finished matches, newest first, from their side of the table."""
@@ -312,16 +362,17 @@ class TableService:
         if isinstance(command, Chat):
             self.chat_limiter.acquire(actor.player_id)
         async with self._lock(table_id):
-            for attempt in range(2):
+            cached = True
+            fresh_attempts = 0
+            while True:
                 if idempotency is not None:
                     replay = await self._replay(actor, idempotency)
                     if replay is not None:
                         return replay
-                loaded = await self.load(table_id)
-                if expected_version is not None and loaded.table.version != expected_version:
-                    raise _stale(loaded.table.version, expected_version)
-                seat = seat_of(loaded, actor)
-                change = command.decide(Context(loaded, actor, seat, secrets.token_hex(32)))
+                loaded, change, fresh = await self._decide(
+                    table_id, actor, command, expected_version, cached=cached
+                )
+                fresh_attempts += fresh
                 try:
                     async with self.db.write() as session:
                         committed = await repo.commit_change(session, loaded, change)
@@ -337,7 +388,11 @@ class TableService:
                                 body=body,
                             )
                 except repo.VersionConflictError:
-                    if expected_version is not None or attempt:
+                    # Another process wrote the table: our cache of it is stale, and a
+                    # race lost on a fresh load is retried once.
+                    self._tables.pop(table_id)
+                    cached = False
+                    if expected_version is not None or fresh_attempts == 2:
                         raise _stale(None, expected_version) from None
                     continue
                 except IntegrityError:
@@ -346,10 +401,34 @@ class TableService:
                     if replay is None:
                         raise
                     return replay
+                self._tables.put(table_id, after)
                 self.hub.publish(committed.stored)
                 self.hub.notify(_notifications(loaded, after, actor))
                 return Result(200, body)
-        raise AssertionError("unreachable")
+
+    async def _decide(
+        self,
+        table_id: str,
+        actor: Actor,
+        command: Command,
+        expected_version: int | None,
+        *,
+        cached: bool,
+    ) -> tuple[Loaded, Change, bool]:
+        """``command`` decided on the cached table if ``cached``, else on a fresh load.
+
+        The cache saves the load of most moves, but another process may have moved the table
+        on since. Committing on a stale cache is harmless (the version guard refuses it and the
+        pipeline reloads); a refusal or a stale version decided on it is only final once a
+        fresh load confirms it. Returns (table, change, whether the table was loaded).
+        """
+        loaded = self._tables.get(table_id) if cached else None
+        if loaded is not None:
+            with contextlib.suppress(ServiceError, RuleError):
+                return loaded, _decide_on(loaded, actor, command, expected_version), False
+        loaded = await self.load(table_id)
+        self._tables.put(table_id, loaded)
+        return loaded, _decide_on(loaded, actor, command, expected_version), True
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -423,6 +502,15 @@ class TableService:
             "events": [{"seq": r.seq, **e.to_dict()} for r, e in events],
             "result": result,
         }
+
+
+def _decide_on(
+    loaded: Loaded, actor: Actor, command: Command, expected_version: int | None
+) -> Change:
+    if expected_version is not None and loaded.table.version != expected_version:
+        raise _stale(loaded.table.version, expected_version)
+    context = Context(loaded, actor, seat_of(loaded, actor), secrets.token_hex(32))
+    return command.decide(context)
 
 
 def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:

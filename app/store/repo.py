@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, or_, select, update
+import sqlalchemy as sa
+from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Event, MatchState
@@ -137,7 +138,7 @@ async def add_table(session: AsyncSession, table: Table, seat0: Seat, created: E
     session.add(table)
     await session.flush()
     session.add(seat0)
-    session.add(_event_row(table.id, 1, 0, None, created))
+    await session.execute(_INSERT_EVENTS, [_event_values(table.id, 1, 0, None, created)])
 
 
 async def load(session: AsyncSession, table_id: str) -> Loaded | None:
@@ -172,21 +173,20 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
     """Write ``change`` if the table is still at the loaded version; else VersionConflictError."""
     table = loaded.table
     n = len(change.events)
-    values: dict[str, Any] = {
-        "version": Table.version + (1 if change.bumps_version else 0),
-        "last_seq": Table.last_seq + n,
-    }
     match_number = table.match_number + (1 if change.new_match else 0)
-    if change.new_match:
-        values["match_number"] = match_number
-    if change.status is not None:
-        values["status"] = change.status
-    result = await session.execute(
-        update(Table)
-        .where(Table.id == table.id, Table.version == table.version)
-        .values(**values)
-        .returning(Table.version, Table.last_seq)
-        .execution_options(synchronize_session=False)
+    # The hot statements are prebuilt Core on the session's connection: no ORM unit of work,
+    # no statement construction or cache key per move.
+    conn = await session.connection()
+    result = await conn.execute(
+        _GUARDED_UPDATE,
+        {
+            "g_id": table.id,
+            "g_version": table.version,
+            "g_bump": 1 if change.bumps_version else 0,
+            "g_events": n,
+            "g_new_match": 1 if change.new_match else 0,
+            "g_status": change.status,
+        },
     )
     row = result.one_or_none()
     if row is None:
@@ -195,6 +195,7 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
     first = last_seq - n + 1
     previous_hand = loaded.state.hand.number if loaded.state and not change.new_match else None
     stored: list[StoredEvent] = []
+    rows: list[dict[str, Any]] = []
     for i, event in enumerate(change.events):
         hand = event.public.get("hand_number") if event.type == "hand_started" else None
         if hand is None and event.type not in _TABLE_EVENTS:
@@ -203,31 +204,22 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
         if event.type == "hand_started" and change.state is not None:
             # The deal's stock order, top first: only ever served by the finished-hand history.
             secret = {"stock": change.state.hand.to_dict()["stock"][::-1]}
-        session.add(_event_row(table.id, first + i, match_number, hand, event, secret=secret))
+        rows.append(_event_values(table.id, first + i, match_number, hand, event, secret=secret))
         stored.append(StoredEvent(table.id, first + i, match_number, hand, event))
+    await conn.execute(_INSERT_EVENTS, rows)  # one executemany
     if change.state is not None:
-        snapshot = Snapshot(
-            table_id=table.id,
-            match_number=match_number,
-            version=version,
-            last_seq=last_seq,
-            state=change.state.to_dict(),
-            updated_at=utcnow(),
-        )
+        snapshot = {
+            "version": version,
+            "last_seq": last_seq,
+            "state": change.state.to_dict(),
+            "updated_at": utcnow(),
+        }
         if change.new_match:
-            session.add(snapshot)
+            snapshot.update(table_id=table.id, match_number=match_number)
+            await conn.execute(_INSERT_SNAPSHOT, snapshot)
         else:
-            await session.execute(
-                update(Snapshot)
-                .where(Snapshot.table_id == table.id, Snapshot.match_number == match_number)
-                .values(
-                    version=version,
-                    last_seq=last_seq,
-                    state=snapshot.state,
-                    updated_at=snapshot.updated_at,
-                )
-                .execution_options(synchronize_session=False)
-            )
+            snapshot.update(s_table_id=table.id, s_match_number=match_number)
+            await conn.execute(_UPDATE_SNAPSHOT, snapshot)
         was_playing = loaded.state is not None and loaded.state.status == "playing"
         if change.state.status == "finished" and was_playing and not change.new_match:
             await _record_finished(session, loaded, match_number, change.state)
@@ -309,7 +301,30 @@ _TABLE_EVENTS = frozenset(
 )
 
 
-def _event_row(
+# The write path's statements, built once (see ``commit_change``).
+_TABLES = cast(sa.Table, Table.__table__)
+_EVENTS = cast(sa.Table, EventRow.__table__)
+_SNAPSHOTS = cast(sa.Table, Snapshot.__table__)
+_GUARDED_UPDATE = (
+    update(_TABLES)
+    .where(_TABLES.c.id == bindparam("g_id"), _TABLES.c.version == bindparam("g_version"))
+    .values(
+        version=_TABLES.c.version + bindparam("g_bump"),
+        last_seq=_TABLES.c.last_seq + bindparam("g_events"),
+        match_number=_TABLES.c.match_number + bindparam("g_new_match"),
+        status=sa.func.coalesce(bindparam("g_status", type_=sa.String), _TABLES.c.status),
+    )
+    .returning(_TABLES.c.version, _TABLES.c.last_seq)
+)
+_INSERT_EVENTS = insert(_EVENTS)
+_INSERT_SNAPSHOT = insert(_SNAPSHOTS)
+_UPDATE_SNAPSHOT = update(_SNAPSHOTS).where(
+    _SNAPSHOTS.c.table_id == bindparam("s_table_id"),
+    _SNAPSHOTS.c.match_number == bindparam("s_match_number"),
+)
+
+
+def _event_values(
     table_id: str,
     seq: int,
     match: int,
@@ -317,17 +332,18 @@ def _event_row(
     event: Event,
     *,
     secret: dict[str, Any] | None = None,
-) -> EventRow:
-    return EventRow(
-        table_id=table_id,
-        seq=seq,
-        match_number=match,
-        hand_number=hand,
-        type=event.type,
-        data=event.to_dict(),
-        secret=secret,
-        created_at=utcnow(),
-    )
+) -> dict[str, Any]:
+    """One row of the events table, for a Core insert."""
+    return {
+        "table_id": table_id,
+        "seq": seq,
+        "match_number": match,
+        "hand_number": hand,
+        "type": event.type,
+        "data": event.to_dict(),
+        "secret": secret,
+        "created_at": utcnow(),
+    }
 
 
 async def _record_finished(
