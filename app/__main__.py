@@ -10,7 +10,14 @@ from app.settings import Settings
 
 def main() -> None:
     settings = Settings()
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+    # No per-message deflate on WebSockets: the messages are small JSON, and compressing each
+    # one for each recipient costs more CPU than the bytes it saves are worth here.
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        ws_per_message_deflate=False,
+    )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 IDEMPOTENCY_KEY_MAX = 200
 
 
-def get_service(request: Request) -> TableService:
+async def get_service(request: Request) -> TableService:
+    # async: FastAPI runs a plain ``def`` dependency in a worker thread, a hop per request.
     service: TableService = request.app.state.service
     return service
 

@@ -15,6 +15,9 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+# PostgreSQL connections per process (its default ``max_connections`` is 100).
+POOL_SIZE = 20
+
 
 class Database:
     """One engine per app. ``read()`` and ``write()`` each yield a session inside a transaction.
@@ -30,7 +33,10 @@ class Database:
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:
-            kwargs.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
+            # A fixed pool: connections past the pool ("overflow") are opened and closed per
+            # checkout, a new PostgreSQL backend each time, which under load costs more than
+            # waiting for a pooled one.
+            kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         if self.is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
