@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import Connection, event, text
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -38,16 +38,20 @@ class Database:
             # waiting for a pooled one.
             kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
-        if self.is_sqlite:
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
-        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # A table, its seats and its snapshot read as one moment: PostgreSQL's READ COMMITTED
-        # would let a commit land between the statements of one load.
-        readers = (
-            self.engine
-            if self.is_sqlite
-            else self.engine.execution_options(isolation_level="REPEATABLE READ")
-        )
+        # would let a commit land between the statements of one load. SQLite's driver runs a
+        # SELECT outside any transaction, so the engine begins its transactions itself: a
+        # deferred BEGIN reads one WAL snapshot, BEGIN IMMEDIATE takes the write lock up front
+        # (another process's writer then waits on busy_timeout instead of failing mid-way).
+        if self.is_sqlite:
+            event.listen(self.engine.sync_engine, "connect", _sqlite_connect)
+            event.listen(self.engine.sync_engine, "begin", _sqlite_begin)
+            readers = self.engine.execution_options(sqlite_begin="BEGIN")
+            writers = self.engine.execution_options(sqlite_begin="BEGIN IMMEDIATE")
+        else:
+            readers = self.engine.execution_options(isolation_level="REPEATABLE READ")
+            writers = self.engine
+        self.sessions = async_sessionmaker(writers, expire_on_commit=False)
         self._read_sessions = async_sessionmaker(readers, expire_on_commit=False)
         self._write_gate = asyncio.Lock() if self.is_sqlite else None
 
@@ -76,10 +80,16 @@ class Database:
         await self.engine.dispose()
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Let the engine, not the driver, say where transactions begin (see ``_sqlite_begin``).
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    conn.exec_driver_sql(conn.get_execution_options().get("sqlite_begin", "BEGIN"))
