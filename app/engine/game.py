@@ -426,6 +426,13 @@ def _opponent(seat: int) -> int:
 
 
 def _take_upcard(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
+    return _take_from_pile(state, seat, "upcard_taken")
+
+
+def _take_from_pile(
+    state: MatchState, seat: int, event_type: str
+) -> tuple[MatchState, list[Event]]:
+    """Take the top of the discard pile: public, and that card may not be discarded this turn."""
     new = state.copy()
     hand = new.hand
     c = hand.discard_pile.pop()
@@ -433,7 +440,7 @@ def _take_upcard(state: MatchState, seat: int, action: Action) -> tuple[MatchSta
     hand.taken_from_discard[seat] |= 1 << c
     hand.drawn_from_discard = c
     hand.phase = DISCARD
-    return new, [Event("upcard_taken", {"seat": seat, "card": card(c).code})]
+    return new, [Event(event_type, {"seat": seat, "card": card(c).code})]
 
 
 def _pass(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
@@ -467,14 +474,7 @@ def _draw_stock(state: MatchState, seat: int, action: Action) -> tuple[MatchStat
 def _draw_discard(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
     if state.hand.upcard_refused:
         raise RuleError("upcard_refused", "both passed the upcard: draw from the stock")
-    new = state.copy()
-    hand = new.hand
-    c = hand.discard_pile.pop()
-    hand.hands[seat] |= 1 << c
-    hand.taken_from_discard[seat] |= 1 << c
-    hand.drawn_from_discard = c
-    hand.phase = DISCARD
-    return new, [Event("drew_discard", {"seat": seat, "card": card(c).code})]
+    return _take_from_pile(state, seat, "drew_discard")
 
 
 def _check_discard(hand: HandState, seat: int, c: int) -> None:
