@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from app.engine.cards import ALL_CARDS, LANE, POINTS
+from app.engine.cards import ALL_CARDS, FULL_DECK_MASK, LANE, POINTS
 from app.engine.melds import arrange
 
 RANK_COUNT = 13
@@ -69,6 +69,23 @@ def adjacent_mask(mask: int) -> int:
     return out
 
 
+_RANKS_MASK = (1 << RANK_COUNT) - 1
+
+
+def meld_draws(hand: int) -> int:
+    """Cards that would join a meld with the cards of ``hand``: a third (or fourth) card of a
+    rank held twice, or a card with two suit neighbours in hand on one side or both. Any
+    other card drawn stays deadwood whatever the arrangement."""
+    runs = ((hand << 1) & (hand << 2)) | ((hand >> 1) & (hand >> 2)) | ((hand << 1) & (hand >> 1))
+    lanes = [(hand >> (s * LANE)) & _RANKS_MASK for s in range(4)]
+    pairs = 0
+    for i in range(4):
+        for j in range(i + 1, 4):
+            pairs |= lanes[i] & lanes[j]
+    sets = pairs | pairs << LANE | pairs << 2 * LANE | pairs << 3 * LANE
+    return (runs | sets) & FULL_DECK_MASK & ~hand
+
+
 def max_points(mask: int) -> int:
     """The highest point value among the cards of ``mask`` (0 when empty)."""
     return max((POINTS[c] for c in bits(mask)), default=0)
@@ -108,7 +125,7 @@ class Outlook:
         dw = a.deadwood
         top = max_points(a.deadwood_mask)
         weight = self.weight
-        helpful = self.unseen & near_mask(hand)
+        helpful = self.unseen & meld_draws(hand)
         meld_gain = reach = 0.0
         left = list(self.by_points)  # weights of the cards that cannot join a meld
         for u in bits(helpful):

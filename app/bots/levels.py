@@ -25,9 +25,10 @@ from app.bots.evaluate import (
     Outlook,
     bits,
 )
+from app.bots.knock import knock_risk
 from app.bots.knowledge import Knowledge, build
 from app.engine.cards import POINTS, RANKS, SUITS, parse_card
-from app.engine.melds import arrange, deadwood
+from app.engine.melds import arrange, deadwood, discards_within
 
 DISPLAY_NAMES: dict[str, str] = {"easy": "TITO", "medium": "CARMEN", "hard": "LUNA"}
 
@@ -214,14 +215,16 @@ class HardBot(MediumBot):
     the stock draws are weighed by the chance a card is still in the stock, and a discard's
     cost adds the chance it lets the opponent meld. With a low count and stock to spare it
     waits for gin (a count that low is rarely undercut, and an opponent's knock into it often
-    is); late, with a count the opponent may well beat, it waits too; near the dead-hand
-    count it takes any sure knock.
+    is); otherwise it samples likely opponent hands from its model, settles each exactly
+    against the knocking hand (layoffs included) and waits when the undercut chance is too
+    high; near the dead-hand count it takes any sure knock.
     """
 
     level = "hard"
     gin_wait = 6
     max_risk = 0.2
     gin_wait_turns = 4
+    risk_samples = 32
 
     def holding(self, k: Knowledge) -> dict[int, float]:
         """P(opponent holds u): its pickups for sure; unseen cards shaped by pickups, refusals
@@ -246,7 +249,22 @@ class HardBot(MediumBot):
             return True
         if dw <= self.gin_wait and self.turns_left(k) > self.gin_wait_turns:
             return False
-        return _undercut_chance(dw, _opp_deadwood(k)) <= self.max_risk
+        # The opponent has kept the best of the cards it drew; half its draws as extra cards
+        # to choose from measured best (a full count overrates its hand and waits too long).
+        risk = knock_risk(
+            k,
+            _knock_hand(k, dw),
+            self.holding(k),
+            samples=self.risk_samples,
+            extra=k.opp_draws // 2,
+        )
+        return risk.undercut <= self.max_risk
+
+
+def _knock_hand(k: Knowledge, dw: int) -> int:
+    """The 10 cards the turn structure knocks with at deadwood ``dw`` (its choice of card)."""
+    options = [(d, -POINTS[c], c) for c, d in discards_within(k.hand, dw, k.cannot_discard)]
+    return k.hand & ~(1 << min(options)[2])
 
 
 def _shape(weight: dict[int, float], cards: int, factors: tuple[float, float, float]) -> None:

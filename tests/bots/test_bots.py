@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from app.bots import LEVELS, NoMoveError, get_bot, has_move
+from app.bots.evaluate import bits, meld_draws
+from app.bots.knock import knock_risk
 from app.bots.knowledge import build
 from app.bots.levels import MediumBot
 from app.engine import PRESETS, Action, MatchState, apply, legal_actions, make_ruleset, new_match
+from app.engine.cards import FULL_DECK_MASK, parse_card
+from app.engine.melds import melds_within
 from app.engine.views import seat_view
 from tests.engine.builders import position
 
@@ -179,3 +184,32 @@ def test_weighs_undercut_risk_late_but_knocks_near_the_dead_hand(level: str) -> 
     late = replace(k, opp_draws=13, my_draws=13, stock_size=10)
     assert not bot.should_knock(late, 9)  # late: a 9 is likely undercut, and time is left
     assert bot.should_knock(replace(late, stock_size=6), 9)  # the dead hand is near
+
+
+def test_meld_draws_are_exactly_the_cards_that_can_join_a_meld() -> None:
+    rng = random.Random(7)
+    deck = list(bits(FULL_DECK_MASK))
+    for _ in range(300):
+        hand = sum(1 << c for c in rng.sample(deck, 10))
+        joins = sum(
+            1 << u
+            for u in bits(FULL_DECK_MASK & ~hand)
+            if any(m >> u & 1 for m in melds_within(hand | 1 << u))
+        )
+        assert meld_draws(hand) == joins
+
+
+def test_hard_knock_risk_is_higher_late_than_early() -> None:
+    state = position(
+        "AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 3S 4S 5S 6S 7S 8S 9S TS QD", "JD", stock_top="9C"
+    )
+    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    k = build(seat_view(state, 0), seen)
+    bot = get_bot("hard")
+    assert isinstance(bot, MediumBot)
+    knock_hand = k.hand & ~(1 << int(parse_card("KS")))
+    early = knock_risk(k, knock_hand, bot.holding(k), samples=32, extra=0)
+    late_k = replace(k, opp_draws=13, my_draws=13, stock_size=10)
+    late = knock_risk(late_k, knock_hand, bot.holding(late_k), samples=32, extra=6)
+    assert early.undercut < late.undercut
+    assert early.points > late.points
