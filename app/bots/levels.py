@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -142,18 +141,6 @@ class EasyBot(BaselineBot):
         return min(loose, key=lambda c: (-POINTS[c], (k.hand & NEAR[c]).bit_count(), c))
 
 
-def _opp_deadwood(k: Knowledge) -> float:
-    """A rough mean of the opponent's deadwood, from how many cards it has drawn."""
-    progress = k.opp_draws + 1.5 * k.opp_known.bit_count()
-    return max(3.0, 48.0 * math.exp(-progress / 8.0))
-
-
-def _undercut_chance(mine: int, mean: float) -> float:
-    """P(opponent's deadwood <= mine) if its deadwood is roughly normal around ``mean``."""
-    sigma = max(3.0, 0.45 * mean)
-    return 0.5 * math.erfc((mean - mine - 0.5) / (sigma * math.sqrt(2)))
-
-
 class MediumBot(_Player):
     """CARMEN: counts outs among unseen cards, weighs undercut risk, avoids feeding pickups.
 
@@ -162,13 +149,17 @@ class MediumBot(_Player):
     cards are kept. A discard's cost adds the chance it lets the opponent meld, reckoning the
     cards the opponent took as held and every unseen card alike: a card next to a pickup is
     the dearest to feed. Draws the discard only to meld it. Knocks at once unless the
-    undercut risk, from how far the opponent's hand has come, is high and the stock leaves
-    time to improve.
+    undercut risk is high and the stock leaves time to improve: the risk is measured on
+    sampled opponent hands (its pickups plus unseen cards alike, the best of as many extra
+    cards as it has drawn), each settled exactly against the knocking hand.
     """
 
     level = "medium"
     danger_weight = 3.0
-    max_risk = 0.12
+    max_risk = 0.15
+    risk_samples = 24
+    # Extra cards per opponent draw a sampled hand keeps the best of (see app.bots.knock).
+    extra_per_draw = 1.0
 
     def outlook(self, k: Knowledge) -> Outlook:
         return Outlook.uniform(k.unseen)
@@ -205,7 +196,18 @@ class MediumBot(_Player):
     def should_knock(self, k: Knowledge, dw: int) -> bool:
         if self.turns_left(k) <= 2:
             return True
-        return _undercut_chance(dw, _opp_deadwood(k)) <= self.max_risk
+        return self.undercut_risk(k, dw) <= self.max_risk
+
+    def undercut_risk(self, k: Knowledge, dw: int) -> float:
+        """The undercut chance of knocking now, over opponent hands sampled by ``holding``."""
+        risk = knock_risk(
+            k,
+            _knock_hand(k, dw),
+            self.holding(k),
+            samples=self.risk_samples,
+            extra=int(k.opp_draws * self.extra_per_draw),
+        )
+        return risk.undercut
 
 
 class HardBot(MediumBot):
@@ -225,6 +227,9 @@ class HardBot(MediumBot):
     max_risk = 0.2
     gin_wait_turns = 4
     risk_samples = 32
+    # Against a player that waits, a full draw count overrated the opponent's hand and
+    # waited too long; half of it measured best.
+    extra_per_draw = 0.5
 
     def holding(self, k: Knowledge) -> dict[int, float]:
         """P(opponent holds u): its pickups for sure; unseen cards shaped by pickups, refusals
@@ -249,16 +254,7 @@ class HardBot(MediumBot):
             return True
         if dw <= self.gin_wait and self.turns_left(k) > self.gin_wait_turns:
             return False
-        # The opponent has kept the best of the cards it drew; half its draws as extra cards
-        # to choose from measured best (a full count overrates its hand and waits too long).
-        risk = knock_risk(
-            k,
-            _knock_hand(k, dw),
-            self.holding(k),
-            samples=self.risk_samples,
-            extra=k.opp_draws // 2,
-        )
-        return risk.undercut <= self.max_risk
+        return self.undercut_risk(k, dw) <= self.max_risk
 
 
 def _knock_hand(k: Knowledge, dw: int) -> int:
