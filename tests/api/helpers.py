@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,3 +126,16 @@ async def play_until(
             return view
         view = (await step(client, table_id, players, view))["table"]
     raise AssertionError("the game did not end")
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys included: what a redaction check searches."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from strings_in(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings_in(v)

@@ -10,7 +10,6 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
 import pytest
@@ -24,7 +23,7 @@ from app.engine.cards import codes, from_mask
 from app.store import Database, repo
 from app.store.repo import StoredEvent
 from tests.api.conftest import Server, start_server
-from tests.api.helpers import JSON, Player, get_table, new_player, seated_table, step
+from tests.api.helpers import JSON, Player, get_table, new_player, seated_table, step, strings_in
 
 SEQUENCED = ("view", "event", "skip")
 
@@ -372,18 +371,6 @@ async def test_the_players_socket_says_when_to_come_back(
 # Redaction during full games.
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-
-
 def _unrevealed(state: MatchState, seat: int) -> set[str]:
     hand = state.hand
     return set(codes(from_mask(hand.hands[seat] & ~hand.taken_from_discard[seat])))
@@ -398,7 +385,7 @@ async def _state(db: Database, table_id: str) -> MatchState:
 
 def _assert_hides(messages: list[JSON], cards: set[str], secrets: set[str]) -> None:
     for message in messages:
-        seen = set(_strings(message))
+        seen = set(strings_in(message))
         assert not seen & cards, (message, seen & cards)
         text = json.dumps(message)
         assert not [s for s in secrets if s in text], message
@@ -438,7 +425,7 @@ async def test_seat1_and_spectators_never_receive_hidden_cards_or_seeds(
                     checked[i] = len(rec.messages)
                 # The check has teeth: seat 0 does receive its own cards.
                 own = _unrevealed(state, 0)
-                if own and own <= {s for m in seat0.messages for s in _strings(m)}:
+                if own and own <= {s for m in seat0.messages for s in strings_in(m)}:
                     own_cards_seen += 1
                 if state.status == "finished":
                     break

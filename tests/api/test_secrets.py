@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -12,19 +11,16 @@ from app.engine import MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, repo
 from tests.api.conftest import Server, start_server
-from tests.api.helpers import JSON, Player, get_table, new_player, play_until, seated_table, step
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
+from tests.api.helpers import (
+    JSON,
+    Player,
+    get_table,
+    new_player,
+    play_until,
+    seated_table,
+    step,
+    strings_in,
+)
 
 
 async def _state(db: Database, table_id: str) -> MatchState:
@@ -68,7 +64,7 @@ async def test_seat1_and_spectators_never_see_hidden_cards_or_seeds(
             secrets = {state.seed, state.hand.seed, state.hand.nonce}
             number = state.hand.number
             # The check has teeth: seat 0's own view does hold exactly those cards.
-            own = set(_strings(await get_table(client, table_id, players[0])))
+            own = set(strings_in(await get_table(client, table_id, players[0])))
             assert _hidden(state, 0) <= own
             r = await client.get(f"/v1/tables/{table_id}/hands/{number}")
             assert r.status_code == 409
@@ -87,7 +83,7 @@ async def test_seat1_and_spectators_never_see_hidden_cards_or_seeds(
                 checks.append((_hidden(state, 0) | stock, [last]))
             for hidden, payloads in checks:
                 for payload in payloads:
-                    seen = set(_strings(payload))
+                    seen = set(strings_in(payload))
                     assert not seen & hidden, seen & hidden
                     text = json.dumps(payload)
                     assert not any(secret in text for secret in secrets)
