@@ -394,7 +394,8 @@ def _assert_hides(messages: list[JSON], cards: set[str], secrets: set[str]) -> N
 async def test_seat1_and_spectators_never_receive_hidden_cards_or_seeds(
     client: httpx.AsyncClient, live: Server
 ) -> None:
-    table_id, players = await seated_table(client, rules={"target": 40})
+    # Target 100: one hand can score 60 or more, so a lower target may end after a single hand.
+    table_id, players = await seated_table(client, rules={"target": 100})
     db = Database(live.settings.database_url)
     path = f"/v1/tables/{table_id}/ws"
     try:

@@ -100,7 +100,7 @@ async def test_restart_mid_hand_loses_nothing(server: Server) -> None:
     first = start_server(url)
     try:
         async with httpx.AsyncClient(base_url=first.url, timeout=30) as client:
-            table_id, players = await seated_table(client, rules={"target": 60})
+            table_id, players = await seated_table(client, rules={"target": 100})
             view = await get_table(client, table_id, players[0])
             moves = 0
             # A few moves in, and never between hands: the restart must cut a hand in two.
