@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Event, RuleError, make_ruleset, view
@@ -79,6 +80,25 @@ class Result:
     status_code: int
     body: dict[str, Any]
     replayed: bool = False
+
+
+async def _remember(
+    session: AsyncSession,
+    actor: Actor,
+    idempotency: Idempotency | None,
+    status_code: int,
+    body: dict[str, Any],
+) -> None:
+    """Save a response under the client's Idempotency-Key, in the transaction of its change."""
+    if idempotency is not None:
+        await repo.save_idempotent(
+            session,
+            actor.player_id,
+            idempotency.key,
+            fingerprint=idempotency.fingerprint,
+            status_code=status_code,
+            body=body,
+        )
 
 
 def hash_token(token: str) -> str:
@@ -255,15 +275,7 @@ class TableService:
         try:
             async with self.db.write() as session:
                 await repo.add_table(session, table, seat, created)
-                if idempotency is not None:
-                    await repo.save_idempotent(
-                        session,
-                        actor.player_id,
-                        idempotency.key,
-                        fingerprint=idempotency.fingerprint,
-                        status_code=201,
-                        body=body,
-                    )
+                await _remember(session, actor, idempotency, 201, body)
         except IntegrityError:
             # The same Idempotency-Key committed by a concurrent request: that table stands.
             replay = await self._replay(actor, idempotency) if idempotency else None
@@ -378,15 +390,7 @@ class TableService:
                         committed = await repo.commit_change(session, loaded, change)
                         after = committed.after
                         body = self._response(after, actor, committed)
-                        if idempotency is not None:
-                            await repo.save_idempotent(
-                                session,
-                                actor.player_id,
-                                idempotency.key,
-                                fingerprint=idempotency.fingerprint,
-                                status_code=200,
-                                body=body,
-                            )
+                        await _remember(session, actor, idempotency, 200, body)
                 except repo.VersionConflictError:
                     # Another process wrote the table: our cache of it is stale, and a
                     # race lost on a fresh load is retried once.
