@@ -38,8 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Event, RuleError, make_ruleset, view
@@ -82,8 +82,8 @@ class Result:
     replayed: bool = False
 
 
-async def _remember(
-    session: AsyncSession,
+def _remember(
+    conn: Connection,
     actor: Actor,
     idempotency: Idempotency | None,
     status_code: int,
@@ -91,8 +91,8 @@ async def _remember(
 ) -> None:
     """Save a response under the client's Idempotency-Key, in the transaction of its change."""
     if idempotency is not None:
-        await repo.save_idempotent(
-            session,
+        repo.save_idempotent(
+            conn,
             actor.player_id,
             idempotency.key,
             fingerprint=idempotency.fingerprint,
@@ -272,10 +272,13 @@ class TableService:
         )
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
         body = self.render(Loaded(table, seats, None), actor)
+
+        def write(conn: Connection) -> None:
+            repo.add_table(conn, table, seat, created)
+            _remember(conn, actor, idempotency, 201, body)
+
         try:
-            async with self.db.write() as session:
-                await repo.add_table(session, table, seat, created)
-                await _remember(session, actor, idempotency, 201, body)
+            await self.db.transact(write)
         except IntegrityError:
             # The same Idempotency-Key committed by a concurrent request: that table stands.
             replay = await self._replay(actor, idempotency) if idempotency else None
@@ -385,12 +388,19 @@ class TableService:
                     table_id, actor, command, expected_version, cached=cached
                 )
                 fresh_attempts += fresh
+
+                def write(
+                    conn: Connection, loaded: Loaded = loaded, change: Change = change
+                ) -> tuple[Committed, dict[str, Any] | None]:
+                    committed = repo.commit_change(conn, loaded, change)
+                    if idempotency is None:
+                        return committed, None  # the body is rendered after the commit
+                    body = self._response(committed, actor)
+                    _remember(conn, actor, idempotency, 200, body)
+                    return committed, body
+
                 try:
-                    async with self.db.write() as session:
-                        committed = await repo.commit_change(session, loaded, change)
-                        after = committed.after
-                        body = self._response(after, actor, committed)
-                        await _remember(session, actor, idempotency, 200, body)
+                    committed, saved = await self.db.transact(write)
                 except repo.VersionConflictError:
                     # Another process wrote the table: our cache of it is stale, and a
                     # race lost on a fresh load is retried once.
@@ -405,10 +415,11 @@ class TableService:
                     if replay is None:
                         raise
                     return replay
+                after = committed.after
                 self._tables.put(table_id, after)
                 self.hub.publish(committed.stored)
                 self.hub.notify(_notifications(loaded, after, actor))
-                return Result(200, body)
+                return Result(200, self._response(committed, actor) if saved is None else saved)
 
     async def _decide(
         self,
@@ -452,13 +463,13 @@ class TableService:
             )
         return Result(row.status_code, row.body, replayed=True)
 
-    def _response(self, after: Loaded, actor: Actor, committed: Committed) -> dict[str, Any]:
-        seat = seat_of(after, actor)
+    def _response(self, committed: Committed, actor: Actor) -> dict[str, Any]:
+        seat = seat_of(committed.after, actor)
         return {
             "version": committed.version,
             "seq": committed.last_seq,
             "events": [redact(s, seat) for s in committed.stored],
-            "table": self.render(after, actor),
+            "table": self.render(committed.after, actor),
         }
 
     # Hand history.

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy import bindparam, delete, insert, or_, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Event, MatchState
@@ -133,12 +133,11 @@ async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
     ).scalar_one_or_none()
 
 
-async def add_table(session: AsyncSession, table: Table, seat0: Seat, created: Event) -> None:
+def add_table(conn: Connection, table: Table, seat0: Seat, created: Event) -> None:
     """A new table, its creator in seat 0, and its first log entry (seq 1)."""
-    session.add(table)
-    await session.flush()
-    session.add(seat0)
-    await session.execute(_INSERT_EVENTS, [_event_values(table.id, 1, 0, None, created)])
+    conn.execute(insert(_TABLES), {c.key: getattr(table, c.key) for c in _TABLES.columns})
+    conn.execute(insert(_SEAT_TABLE), {c.key: getattr(seat0, c.key) for c in _SEAT_TABLE.columns})
+    conn.execute(_INSERT_EVENTS, [_event_values(table.id, 1, 0, None, created, now=utcnow())])
 
 
 async def load(session: AsyncSession, table_id: str) -> Loaded | None:
@@ -169,15 +168,16 @@ async def load_match_state(session: AsyncSession, table_id: str, match: int) -> 
     return None if snap is None else MatchState.from_dict(snap.state)
 
 
-async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -> Committed:
-    """Write ``change`` if the table is still at the loaded version; else VersionConflictError."""
+def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed:
+    """Write ``change`` if the table is still at the loaded version; else VersionConflictError.
+
+    Plain Core statements on the transaction's connection (``Database.transact``): no ORM unit
+    of work, and the hot statements are built once, so a move costs no statement construction.
+    """
     table = loaded.table
     n = len(change.events)
     match_number = table.match_number + (1 if change.new_match else 0)
-    # The hot statements are prebuilt Core on the session's connection: no ORM unit of work,
-    # no statement construction or cache key per move.
-    conn = await session.connection()
-    result = await conn.execute(
+    row = conn.execute(
         _GUARDED_UPDATE,
         {
             "g_id": table.id,
@@ -187,8 +187,7 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
             "g_new_match": 1 if change.new_match else 0,
             "g_status": change.status,
         },
-    )
-    row = result.one_or_none()
+    ).one_or_none()
     if row is None:
         raise VersionConflictError(table.id)
     version, last_seq = row
@@ -196,6 +195,7 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
     previous_hand = loaded.state.hand.number if loaded.state and not change.new_match else None
     stored: list[StoredEvent] = []
     rows: list[dict[str, Any]] = []
+    now = utcnow()
     for i, event in enumerate(change.events):
         hand = event.public.get("hand_number") if event.type == "hand_started" else None
         if hand is None and event.type not in _TABLE_EVENTS:
@@ -204,67 +204,62 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
         if event.type == "hand_started" and change.state is not None:
             # The deal's stock order, top first: only ever served by the finished-hand history.
             secret = {"stock": change.state.hand.to_dict()["stock"][::-1]}
-        rows.append(_event_values(table.id, first + i, match_number, hand, event, secret=secret))
+        rows.append(
+            _event_values(table.id, first + i, match_number, hand, event, now=now, secret=secret)
+        )
         stored.append(StoredEvent(table.id, first + i, match_number, hand, event))
-    await conn.execute(_INSERT_EVENTS, rows)  # one executemany
+    conn.execute(_INSERT_EVENTS, rows)  # one executemany
     if change.state is not None:
         snapshot = {
             "version": version,
             "last_seq": last_seq,
             "state": change.state.to_dict(),
-            "updated_at": utcnow(),
+            "updated_at": now,
         }
         if change.new_match:
             snapshot.update(table_id=table.id, match_number=match_number)
-            await conn.execute(_INSERT_SNAPSHOT, snapshot)
+            conn.execute(_INSERT_SNAPSHOT, snapshot)
         else:
             snapshot.update(s_table_id=table.id, s_match_number=match_number)
-            await conn.execute(_UPDATE_SNAPSHOT, snapshot)
+            conn.execute(_UPDATE_SNAPSHOT, snapshot)
         was_playing = loaded.state is not None and loaded.state.status == "playing"
         if change.state.status == "finished" and was_playing and not change.new_match:
-            await _record_finished(session, loaded, match_number, change.state)
+            _record_finished(conn, loaded, match_number, change.state, now)
     for info in change.seats:
+        values = {
+            "player_id": info.player_id,
+            "bot_level": info.bot_level,
+            "deck_design": info.deck_design,
+        }
         if loaded.seat_info(info.seat) is not None:
-            await session.execute(
-                update(Seat)
-                .where(Seat.table_id == table.id, Seat.seat == info.seat)
-                .values(
-                    player_id=info.player_id,
-                    bot_level=info.bot_level,
-                    deck_design=info.deck_design,
-                )
-                .execution_options(synchronize_session=False)
+            conn.execute(_SEAT_TABLE.update().where(*_seat_is(table.id, info.seat)), values)
+        else:
+            conn.execute(
+                insert(_SEAT_TABLE),
+                {"table_id": table.id, "seat": info.seat, "joined_at": now, **values},
             )
-            continue
-        session.add(
-            Seat(
-                table_id=table.id,
-                seat=info.seat,
-                player_id=info.player_id,
-                bot_level=info.bot_level,
-                deck_design=info.deck_design,
-                joined_at=utcnow(),
-            )
-        )
     if change.vacated:
-        await session.execute(
-            delete(Seat)
-            .where(Seat.table_id == table.id, Seat.seat.in_(change.vacated))
-            .execution_options(synchronize_session=False)
+        conn.execute(
+            delete(_SEAT_TABLE).where(
+                _SEAT_TABLE.c.table_id == table.id, _SEAT_TABLE.c.seat.in_(change.vacated)
+            )
         )
     for seat_number, design in change.deck_designs.items():
-        await session.execute(
-            update(Seat)
-            .where(Seat.table_id == table.id, Seat.seat == seat_number)
-            .values(deck_design=design)
-            .execution_options(synchronize_session=False)
+        conn.execute(
+            _SEAT_TABLE.update().where(*_seat_is(table.id, seat_number)),
+            {"deck_design": design},
         )
     if change.chat is not None:
         player_id, text = change.chat
-        session.add(
-            ChatMessage(
-                table_id=table.id, seq=first, player_id=player_id, text=text, created_at=utcnow()
-            )
+        conn.execute(
+            insert(cast(sa.Table, ChatMessage.__table__)),
+            {
+                "table_id": table.id,
+                "seq": first,
+                "player_id": player_id,
+                "text": text,
+                "created_at": now,
+            },
         )
     after = Table(
         id=table.id,
@@ -285,6 +280,10 @@ async def commit_change(session: AsyncSession, loaded: Loaded, change: Change) -
     ]
     state = loaded.state if change.state is None else change.state
     return Committed(version, stored, Loaded(after, seats, state))
+
+
+def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
+    return (_SEAT_TABLE.c.table_id == table_id, _SEAT_TABLE.c.seat == seat)
 
 
 # Events about the table itself, not about a hand.
@@ -316,6 +315,7 @@ _GUARDED_UPDATE = (
     )
     .returning(_TABLES.c.version, _TABLES.c.last_seq)
 )
+_SEAT_TABLE = cast(sa.Table, Seat.__table__)
 _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_SNAPSHOT = insert(_SNAPSHOTS)
 _UPDATE_SNAPSHOT = update(_SNAPSHOTS).where(
@@ -331,6 +331,7 @@ def _event_values(
     hand: int | None,
     event: Event,
     *,
+    now: datetime,
     secret: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One row of the events table, for a Core insert."""
@@ -342,28 +343,29 @@ def _event_values(
         "type": event.type,
         "data": event.to_dict(),
         "secret": secret,
-        "created_at": utcnow(),
+        "created_at": now,
     }
 
 
-async def _record_finished(
-    session: AsyncSession, loaded: Loaded, match: int, state: MatchState
+def _record_finished(
+    conn: Connection, loaded: Loaded, match: int, state: MatchState, now: datetime
 ) -> None:
     players = [loaded.seat_info(s) for s in (0, 1)]
     assert state.winner is not None and state.finish_reason is not None
     assert state.final_scores is not None
-    session.add(
-        FinishedMatch(
-            table_id=loaded.table.id,
-            match_number=match,
-            seat0_player_id=players[0].player_id if players[0] else None,
-            seat1_player_id=players[1].player_id if players[1] else None,
-            winner=state.winner,
-            reason=state.finish_reason,
-            scores=list(state.scores),
-            final_scores=list(state.final_scores),
-            finished_at=utcnow(),
-        )
+    conn.execute(
+        insert(cast(sa.Table, FinishedMatch.__table__)),
+        {
+            "table_id": loaded.table.id,
+            "match_number": match,
+            "seat0_player_id": players[0].player_id if players[0] else None,
+            "seat1_player_id": players[1].player_id if players[1] else None,
+            "winner": state.winner,
+            "reason": state.finish_reason,
+            "scores": list(state.scores),
+            "final_scores": list(state.final_scores),
+            "finished_at": now,
+        },
     )
 
 
@@ -451,8 +453,8 @@ async def idempotent_response(
     return await session.get(IdempotencyKey, (player_id, key))
 
 
-async def save_idempotent(
-    session: AsyncSession,
+def save_idempotent(
+    conn: Connection,
     player_id: str,
     key: str,
     *,
@@ -460,15 +462,17 @@ async def save_idempotent(
     status_code: int,
     body: dict[str, Any],
 ) -> None:
-    session.add(
-        IdempotencyKey(
-            player_id=player_id,
-            key=key,
-            fingerprint=fingerprint,
-            status_code=status_code,
-            body=body,
-            created_at=utcnow(),
-        )
+    """Keep a response under its key (IntegrityError when the key is already taken)."""
+    conn.execute(
+        insert(cast(sa.Table, IdempotencyKey.__table__)),
+        {
+            "player_id": player_id,
+            "key": key,
+            "fingerprint": fingerprint,
+            "status_code": status_code,
+            "body": body,
+            "created_at": utcnow(),
+        },
     )
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+import threading
+import time
 from pathlib import Path
 
-from sqlalchemy import text
+import pytest
+from sqlalchemy import Connection, text
 
 from app.store.db import Database
 
@@ -23,5 +28,60 @@ async def test_a_sqlite_read_sees_one_snapshot_while_a_write_commits(tmp_path: P
         async with db.read() as reader:
             after = (await reader.execute(text("SELECT x FROM t"))).scalar_one()
         assert (before, during, after) == (1, 1, 2)
+    finally:
+        await db.close()
+
+
+async def test_a_sqlite_write_waits_for_another_process_off_the_event_loop(tmp_path: Path) -> None:
+    """Another connection holds the write lock: ``transact`` waits for it, the loop runs on."""
+    path = tmp_path / "busy.db"
+    db = Database(f"sqlite+aiosqlite:///{path}")
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        await db.transact(lambda conn: conn.exec_driver_sql("CREATE TABLE t (x INTEGER)"))
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO t VALUES (1)")
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        def release() -> None:
+            time.sleep(0.3)
+            other.execute("COMMIT")
+
+        ticker = asyncio.create_task(tick())
+        releaser = threading.Thread(target=release)
+        releaser.start()
+        try:
+            await db.transact(lambda conn: conn.exec_driver_sql("INSERT INTO t VALUES (2)"))
+        finally:
+            ticker.cancel()
+            releaser.join()
+        assert ticks >= 10  # the loop ran while the write waited ~0.3 s for the lock
+        async with db.read() as session:
+            rows = (await session.execute(text("SELECT x FROM t ORDER BY x"))).scalars().all()
+        assert rows == [1, 2]
+    finally:
+        other.close()
+        await db.close()
+
+
+async def test_a_failed_transact_writes_nothing(tmp_path: Path) -> None:
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'rollback.db'}")
+    try:
+        await db.transact(lambda conn: conn.exec_driver_sql("CREATE TABLE t (x INTEGER)"))
+
+        def work(conn: Connection) -> None:
+            conn.exec_driver_sql("INSERT INTO t VALUES (1)")
+            raise LookupError("refused after a write")
+
+        with pytest.raises(LookupError):
+            await db.transact(work)
+        async with db.read() as session:
+            assert (await session.execute(text("SELECT count(*) FROM t"))).scalar_one() == 0
     finally:
         await db.close()
