@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from typing import Any
 
 from app.engine.errors import RuleError
@@ -31,12 +32,17 @@ class Ruleset:
     oklahoma: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every snapshot and view carries the rules: read the flat fields without asdict's
+        # recursive deep copy (the values are all str, int and bool).
+        return dict(zip(_FIELD_NAMES, _field_values(self), strict=True))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Ruleset:
         return cls(**dict(data))
 
+
+_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Ruleset))
+_field_values = attrgetter(*_FIELD_NAMES)
 
 PRESETS: dict[str, Ruleset] = {
     "standard": Ruleset(),
@@ -70,7 +76,7 @@ def make_ruleset(preset: str = "standard", overrides: Mapping[str, Any] | None =
         raise RuleError("unknown_preset", f"unknown preset {preset!r}; one of {sorted(PRESETS)}")
     if not overrides:
         return base
-    names = {f.name for f in fields(Ruleset)} - {"preset"}
+    names = set(_FIELD_NAMES) - {"preset"}
     clean: dict[str, Any] = {}
     for name, value in overrides.items():
         if name not in names:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.engine import (
+    PRESETS,
     Action,
     RuleError,
+    Ruleset,
     apply,
     legal_actions,
     make_ruleset,
@@ -381,6 +385,18 @@ def test_presets_match_the_rule_book() -> None:
             r.line_bonus,
         ) == row
         assert (r.knock_limit, r.gin_bonus, r.target, r.winner_deals) == (10, 25, 100, True)
+
+
+def test_ruleset_to_dict_is_every_field_and_round_trips() -> None:
+    rulesets = [*PRESETS.values(), make_ruleset("reino", {"target": 150, "first_dealer": "seat0"})]
+    for r in rulesets:
+        assert r.to_dict() == dataclasses.asdict(r)
+        assert list(r.to_dict()) == [f.name for f in dataclasses.fields(Ruleset)]
+        assert Ruleset.from_dict(r.to_dict()) == r
+    # A fresh dict each time: a caller may change it without touching the ruleset.
+    standard = make_ruleset("standard")
+    standard.to_dict()["target"] = 5
+    assert standard.to_dict()["target"] == 100
 
 
 def test_full_deck_constant() -> None:
