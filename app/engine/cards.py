@@ -35,7 +35,7 @@ class Card(int):
 
     @property
     def code(self) -> str:
-        return RANKS[self & 15] + SUITS[self >> 4]
+        return _CODE_OF[self]
 
     @property
     def points(self) -> int:
@@ -53,10 +53,22 @@ def _points(rank: int) -> int:
 
 
 ALL_CARDS: tuple[Card, ...] = tuple(Card(s * LANE + r) for s in range(4) for r in range(13))
+# Codes are built once: snapshots, events and views turn thousands of cards into codes per move.
+_CODE_OF: dict[int, str] = {int(c): RANKS[c & 15] + SUITS[c >> 4] for c in ALL_CARDS}
+# The codes of the cards in each byte of a mask, per byte position (8 x 256 small tuples), so a
+# hand's codes take eight lookups instead of a step per card.
+_BYTE_CODES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(
+        tuple(_CODE_OF[8 * i + k] for k in range(8) if byte >> k & 1 and 8 * i + k in _CODE_OF)
+        for byte in range(256)
+    )
+    for i in range(8)
+)
 # Indexed by card id (0..63); the gaps between lanes hold 0 and are never real cards.
 POINTS: tuple[int, ...] = tuple(_points(c & 15) if (c & 15) < 13 else 0 for c in range(64))
 _BY_ID: dict[int, Card] = {int(c): c for c in ALL_CARDS}
 _BY_CODE: dict[str, Card] = {c.code: c for c in ALL_CARDS}
+_ID_OF: dict[str, int] = {code: c for c, code in _CODE_OF.items()}
 FULL_DECK_MASK = sum(1 << c for c in ALL_CARDS)
 
 
@@ -112,7 +124,49 @@ def from_mask(mask: int) -> list[Card]:
 
 
 def codes(cards: Iterable[int]) -> list[str]:
-    return [_BY_ID[c].code for c in cards]
+    """The codes of card ids, in the given order; raises KeyError for an id that is no card."""
+    return list(map(_CODE_OF.__getitem__, cards))
+
+
+def code(card_id: int) -> str:
+    """The code of a card id known to be valid."""
+    return _CODE_OF[card_id]
+
+
+def mask_codes(mask: int) -> list[str]:
+    """The codes of a mask's cards, in id order (by suit, then rank): ``codes(from_mask(mask))``.
+
+    Bits that are no card (the lane gaps) are skipped; the engine's masks never hold them.
+    """
+    if not mask:
+        return []
+    b0, b1, b2, b3, b4, b5, b6, b7 = _BYTE_CODES
+    return [
+        *b0[mask & 255],
+        *b1[mask >> 8 & 255],
+        *b2[mask >> 16 & 255],
+        *b3[mask >> 24 & 255],
+        *b4[mask >> 32 & 255],
+        *b5[mask >> 40 & 255],
+        *b6[mask >> 48 & 255],
+        *b7[mask >> 56 & 255],
+    ]
+
+
+def card_ids(values: Iterable[str]) -> list[int]:
+    """Card ids from codes, in the given order; canonical codes (as stored) skip the parser."""
+    get = _ID_OF.get
+    return [c if (c := get(v)) is not None else int(parse_card(v)) for v in values]
+
+
+def codes_mask(values: Iterable[str]) -> int:
+    """The mask of the cards with these codes; raises CardParseError on a bad code."""
+    mask = 0
+    get = _ID_OF.get
+    for v in values:
+        c = get(v)
+        mask |= 1 << (int(parse_card(v)) if c is None else c)
+    return mask
 
 
 def points_of(cards: Iterable[int]) -> int:

@@ -12,7 +12,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.cards import POINTS, card, codes, commitment, parse_card, shuffled_deck
+from app.engine.cards import (
+    POINTS,
+    card_ids,
+    code,
+    codes,
+    codes_mask,
+    commitment,
+    mask_codes,
+    parse_card,
+    shuffled_deck,
+)
 from app.engine.errors import RuleError
 from app.engine.melds import deadwood, discards_within
 from app.engine.rules import Ruleset
@@ -63,7 +73,7 @@ class Action:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
         if self.card is not None:
-            out["card"] = card(self.card).code
+            out["card"] = code(self.card)
         return out
 
     @classmethod
@@ -165,7 +175,7 @@ class HandState:
             "seed": self.seed,
             "nonce": self.nonce,
             "dealer": self.dealer,
-            "hands": [codes(_cards(m)) for m in self.hands],
+            "hands": [mask_codes(m) for m in self.hands],
             "stock": codes(self.stock),
             "discard_pile": codes(self.discard_pile),
             "phase": self.phase,
@@ -173,8 +183,8 @@ class HandState:
             "passes": self.passes,
             "drawn_from_discard": _code(self.drawn_from_discard),
             "upcard_refused": self.upcard_refused,
-            "taken_from_discard": [codes(_cards(m)) for m in self.taken_from_discard],
-            "first_upcard": card(self.first_upcard).code,
+            "taken_from_discard": [mask_codes(m) for m in self.taken_from_discard],
+            "first_upcard": code(self.first_upcard),
             "knock_limit": self.knock_limit,
             "multiplier": self.multiplier,
             "result": self.result,
@@ -187,15 +197,15 @@ class HandState:
             d["seed"],
             d["nonce"],
             d["dealer"],
-            [_mask(h) for h in d["hands"]],
-            _ids(d["stock"]),
-            _ids(d["discard_pile"]),
+            [codes_mask(h) for h in d["hands"]],
+            card_ids(d["stock"]),
+            card_ids(d["discard_pile"]),
             d["phase"],
             d["turn"],
             d["passes"],
             None if d["drawn_from_discard"] is None else int(parse_card(d["drawn_from_discard"])),
             d["upcard_refused"],
-            [_mask(h) for h in d["taken_from_discard"]],
+            [codes_mask(h) for h in d["taken_from_discard"]],
             int(parse_card(d["first_upcard"])),
             d["knock_limit"],
             d["multiplier"],
@@ -280,18 +290,7 @@ def _cards(mask: int) -> list[int]:
 
 
 def _code(c: int | None) -> str | None:
-    return None if c is None else card(c).code
-
-
-def _ids(values: list[str]) -> list[int]:
-    return [int(parse_card(v)) for v in values]
-
-
-def _mask(values: list[str]) -> int:
-    m = 0
-    for v in values:
-        m |= 1 << parse_card(v)
-    return m
+    return None if c is None else code(c)
 
 
 def _derive(seed: str, label: str) -> str:
@@ -344,7 +343,7 @@ def _deal(rules: Ruleset, match_seed: str, number: int, dealer: int) -> tuple[Ha
         {
             "hand_number": number,
             "dealer": dealer,
-            "upcard": card(upcard).code,
+            "upcard": code(upcard),
             "stock_size": len(stock),
             "knock_limit": knock_limit,
             "multiplier": multiplier,
@@ -352,7 +351,7 @@ def _deal(rules: Ruleset, match_seed: str, number: int, dealer: int) -> tuple[Ha
             "phase": hand.phase,
             "turn": leader,
         },
-        {s: {"hand": codes(_cards(hands[s]))} for s in (0, 1)},
+        {s: {"hand": mask_codes(hands[s])} for s in (0, 1)},
     )
     return hand, event
 
@@ -440,7 +439,7 @@ def _take_from_pile(
     hand.taken_from_discard[seat] |= 1 << c
     hand.drawn_from_discard = c
     hand.phase = DISCARD
-    return new, [Event(event_type, {"seat": seat, "card": card(c).code})]
+    return new, [Event(event_type, {"seat": seat, "card": code(c)})]
 
 
 def _pass(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
@@ -466,7 +465,7 @@ def _draw_stock(state: MatchState, seat: int, action: Action) -> tuple[MatchStat
     hand.upcard_refused = False
     hand.phase = DISCARD
     event = Event(
-        "drew_stock", {"seat": seat, "stock_size": len(hand.stock)}, {seat: {"card": card(c).code}}
+        "drew_stock", {"seat": seat, "stock_size": len(hand.stock)}, {seat: {"card": code(c)}}
     )
     return new, [event]
 
@@ -479,10 +478,10 @@ def _draw_discard(state: MatchState, seat: int, action: Action) -> tuple[MatchSt
 
 def _check_discard(hand: HandState, seat: int, c: int) -> None:
     if not hand.hands[seat] >> c & 1:
-        raise RuleError("card_not_in_hand", f"{card(c).code} is not in your hand")
+        raise RuleError("card_not_in_hand", f"{code(c)} is not in your hand")
     if c == hand.drawn_from_discard:
         raise RuleError(
-            "cannot_discard_drawn_card", f"{card(c).code} was just taken from the discard pile"
+            "cannot_discard_drawn_card", f"{code(c)} was just taken from the discard pile"
         )
 
 
@@ -499,7 +498,7 @@ def _discard(state: MatchState, seat: int, action: Action) -> tuple[MatchState, 
     new = state.copy()
     hand = new.hand
     _remove(hand, seat, c)
-    events = [Event("discarded", {"seat": seat, "card": card(c).code})]
+    events = [Event("discarded", {"seat": seat, "card": code(c)})]
     if len(hand.stock) <= new.rules.dead_hand_at:
         events += _end_hand(new, None, dead=True)
     else:
@@ -516,14 +515,11 @@ def _knock(state: MatchState, seat: int, action: Action) -> tuple[MatchState, li
     if dw > hand.knock_limit:
         raise RuleError(
             "deadwood_too_high",
-            f"deadwood after discarding {card(c).code} is {dw}; "
-            f"the knock limit is {hand.knock_limit}",
+            f"deadwood after discarding {code(c)} is {dw}; the knock limit is {hand.knock_limit}",
         )
     new = state.copy()
     _remove(new.hand, seat, c)
-    events = [
-        Event("knocked", {"seat": seat, "card": card(c).code, "deadwood": dw, "gin": dw == 0})
-    ]
+    events = [Event("knocked", {"seat": seat, "card": code(c), "deadwood": dw, "gin": dw == 0})]
     return new, events + _end_hand(new, seat, dead=False)
 
 
@@ -550,7 +546,7 @@ def _end_hand(
     hand = state.hand
     rules = state.rules
     hand.phase = OVER
-    revealed = [codes(_cards(m)) for m in hand.hands]
+    revealed = [mask_codes(m) for m in hand.hands]
     result: dict[str, Any] = {
         "hand_number": hand.number,
         "hands": revealed,

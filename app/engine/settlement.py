@@ -25,7 +25,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.cards import FULL_DECK_MASK, POINTS, SPREAD, card, codes, from_mask, parse_card
+from app.engine.cards import (
+    FULL_DECK_MASK,
+    POINTS,
+    SPREAD,
+    code,
+    codes_mask,
+    mask_codes,
+    parse_card,
+)
 from app.engine.melds import arrange, deadwood, melds_within
 
 OUTCOMES = ("knock", "undercut", "gin", "big_gin")
@@ -66,13 +74,13 @@ class Settlement:
             "outcome": self.outcome,
             "knocker_won": self.knocker_won,
             "points": self.points,
-            "knocker_melds": [codes(from_mask(m)) for m in self.knocker_melds],
-            "knocker_deadwood_cards": codes(from_mask(self.knocker_deadwood_mask)),
+            "knocker_melds": [mask_codes(m) for m in self.knocker_melds],
+            "knocker_deadwood_cards": mask_codes(self.knocker_deadwood_mask),
             "knocker_deadwood": self.knocker_deadwood,
-            "defender_melds": [codes(from_mask(m)) for m in self.defender_melds],
-            "defender_deadwood_cards": codes(from_mask(self.defender_deadwood_mask)),
+            "defender_melds": [mask_codes(m) for m in self.defender_melds],
+            "defender_deadwood_cards": mask_codes(self.defender_deadwood_mask),
             "defender_deadwood": self.defender_deadwood,
-            "layoffs": [{"card": card(lay.card).code, "meld": lay.meld} for lay in self.layoffs],
+            "layoffs": [{"card": code(lay.card), "meld": lay.meld} for lay in self.layoffs],
         }
 
     @classmethod
@@ -85,23 +93,16 @@ class Settlement:
             outcome=outcome,
             knocker_won=bool(d["knocker_won"]),
             points=int(d["points"]),
-            knocker_melds=tuple(_mask_of(m) for m in d["knocker_melds"]),
-            knocker_deadwood_mask=_mask_of(d["knocker_deadwood_cards"]),
+            knocker_melds=tuple(codes_mask(m) for m in d["knocker_melds"]),
+            knocker_deadwood_mask=codes_mask(d["knocker_deadwood_cards"]),
             knocker_deadwood=int(d["knocker_deadwood"]),
-            defender_melds=tuple(_mask_of(m) for m in d["defender_melds"]),
-            defender_deadwood_mask=_mask_of(d["defender_deadwood_cards"]),
+            defender_melds=tuple(codes_mask(m) for m in d["defender_melds"]),
+            defender_deadwood_mask=codes_mask(d["defender_deadwood_cards"]),
             defender_deadwood=int(d["defender_deadwood"]),
             layoffs=tuple(
                 Layoff(int(parse_card(lay["card"])), int(lay["meld"])) for lay in d["layoffs"]
             ),
         )
-
-
-def _mask_of(card_codes: list[str]) -> int:
-    mask = 0
-    for c in card_codes:
-        mask |= 1 << parse_card(c)
-    return mask
 
 
 def _by_lowest_card(meld: int) -> int:

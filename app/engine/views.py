@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.cards import codes
+from app.engine.cards import code, codes, mask_codes
 from app.engine.game import (
     BIG_GIN,
     DISCARD,
@@ -25,16 +25,19 @@ from app.engine.game import (
 )
 from app.engine.melds import arrange
 
+# Deadwood is shown by rank, then suit: the sort key of each card id.
+_RANK_FIRST: tuple[int, ...] = tuple((c & 15) * 4 + (c >> 4) for c in range(64))
+
 
 def arranged_hand(mask: int) -> dict[str, Any]:
     """A hand in best-arrangement order: melds first (each marked), then deadwood by rank."""
     arrangement = arrange(mask)
-    melds = [codes(_cards(m)) for m in arrangement.meld_masks]
-    loose = sorted(_cards(arrangement.deadwood_mask), key=lambda c: (c & 15, c >> 4))
+    melds = [mask_codes(m) for m in arrangement.meld_masks]
+    loose = codes(sorted(_cards(arrangement.deadwood_mask), key=_RANK_FIRST.__getitem__))
     return {
-        "cards": [c for meld in melds for c in meld] + codes(loose),
+        "cards": [c for meld in melds for c in meld] + loose,
         "melds": melds,
-        "deadwood_cards": codes(loose),
+        "deadwood_cards": loose,
         "deadwood": arrangement.deadwood,
     }
 
@@ -52,13 +55,13 @@ def _legal(state: MatchState, seat: int) -> dict[str, Any]:
         "actions": sorted({a.kind for a in actions}),
         "discards": codes(a.card for a in actions if a.kind == DISCARD_CARD and a.card is not None),
         "cannot_discard": (
-            codes([hand.drawn_from_discard])[0]
+            code(hand.drawn_from_discard)
             if my_turn_to_discard and hand.drawn_from_discard is not None
             else None
         ),
-        "knock_discards": [{"card": codes([c])[0], "deadwood": dw} for c, dw in knocks],
+        "knock_discards": [{"card": code(c), "deadwood": dw} for c, dw in knocks],
         "can_knock": bool(knocks),
-        "gin_discards": [codes([c])[0] for c, dw in knocks if dw == 0],
+        "gin_discards": [code(c) for c, dw in knocks if dw == 0],
         "can_big_gin": any(a.kind == BIG_GIN for a in actions),
     }
 
@@ -72,7 +75,7 @@ def _public(state: MatchState) -> dict[str, Any]:
             {
                 "seat": s,
                 "card_count": hand.hands[s].bit_count(),
-                "known_cards": codes(_cards(hand.taken_from_discard[s] & hand.hands[s])),
+                "known_cards": mask_codes(hand.taken_from_discard[s] & hand.hands[s]),
                 "score": state.scores[s],
                 "hands_won": state.hands_won[s],
             }

@@ -7,14 +7,21 @@ import struct
 from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.engine.cards import (
     ALL_CARDS,
+    FULL_DECK_MASK,
     POINTS,
     CardParseError,
+    card_ids,
+    code,
     codes,
+    codes_mask,
     commitment,
     from_mask,
+    mask_codes,
     parse_card,
     parse_cards,
     points_of,
@@ -79,6 +86,30 @@ def test_canonical_output_round_trips() -> None:
         assert parse_card(c.code.lower()) == c
         assert repr(c) == c.code
     assert codes(parse_cards(["10c", "as", 5])) == ["TC", "AS", "6C"]
+
+
+@given(st.lists(st.sampled_from(ALL_CARDS), unique=True))
+def test_code_tables_agree_with_the_cards(hand: list[int]) -> None:
+    mask = to_mask(hand)
+    expected = [c.code for c in from_mask(mask)]
+    assert mask_codes(mask) == expected
+    assert codes(hand) == [parse_card(c).code for c in hand] == [code(c) for c in hand]
+    assert codes_mask(expected) == mask
+    assert card_ids(codes(hand)) == [int(c) for c in hand]
+
+
+def test_code_tables_cover_the_deck_and_read_loose_codes() -> None:
+    assert mask_codes(FULL_DECK_MASK) == [c.code for c in ALL_CARDS]
+    assert mask_codes(0) == []
+    assert card_ids(["10h", "as", "KS"]) == [int(parse_card(c)) for c in ("TH", "AS", "KS")]
+    assert codes_mask(["10h", " as"]) == to_mask(parse_cards(["TH", "AS"]))
+    for bad in (["ZZ"], ["AS", "1H"]):
+        with pytest.raises(CardParseError):
+            card_ids(bad)
+        with pytest.raises(CardParseError):
+            codes_mask(bad)
+    with pytest.raises(KeyError):
+        codes([13])
 
 
 def test_rank_and_suit() -> None:
