@@ -369,30 +369,51 @@ def knock_discards(hand: int, limit: int, forbidden: int | None) -> list[tuple[i
     return discards_within(hand, limit, forbidden)
 
 
+# Actions are immutable: legal_actions hands out these shared instances instead of new ones.
+_NEXT_HAND = Action(NEXT_HAND)
+_TAKE_UPCARD = Action(TAKE_UPCARD)
+_PASS = Action(PASS)
+_DRAW_STOCK = Action(DRAW_STOCK)
+_DRAW_DISCARD = Action(DRAW_DISCARD)
+_BIG_GIN = Action(BIG_GIN)
+_RESIGN = Action(RESIGN)
+_DISCARD_OF = tuple(Action(DISCARD_CARD, c) for c in range(64))
+_KNOCK_OF = tuple(Action(KNOCK, c) for c in range(64))
+
+
 def legal_actions(state: MatchState, seat: int) -> list[Action]:
     """Every action ``seat`` may take now (resign is always open while the match is on)."""
+    return legal_actions_with_knocks(state, seat)[0]
+
+
+def legal_actions_with_knocks(
+    state: MatchState, seat: int
+) -> tuple[list[Action], list[tuple[int, int]]]:
+    """``legal_actions`` and, when ``seat`` is to discard, its ``knock_discards`` (else empty)."""
     if state.status != PLAYING:
-        return []
+        return [], []
     hand = state.hand
     out: list[Action] = []
+    knocks: list[tuple[int, int]] = []
     if hand.phase == OVER:
-        out.append(Action(NEXT_HAND))
+        out.append(_NEXT_HAND)
     elif hand.turn == seat:
         if hand.phase == UPCARD_OFFER:
-            out += [Action(TAKE_UPCARD), Action(PASS)]
+            out += [_TAKE_UPCARD, _PASS]
         elif hand.phase == DRAW:
-            out.append(Action(DRAW_STOCK))
+            out.append(_DRAW_STOCK)
             if not hand.upcard_refused:
-                out.append(Action(DRAW_DISCARD))
+                out.append(_DRAW_DISCARD)
         else:
             cards = hand.hands[seat]
             forbidden = hand.drawn_from_discard
-            out += [Action(DISCARD_CARD, c) for c in _cards(cards) if c != forbidden]
-            out += [Action(KNOCK, c) for c, _ in knock_discards(cards, hand.knock_limit, forbidden)]
+            knocks = knock_discards(cards, hand.knock_limit, forbidden)
+            out += [_DISCARD_OF[c] for c in _cards(cards) if c != forbidden]
+            out += [_KNOCK_OF[c] for c, _ in knocks]
             if state.rules.big_gin_bonus and deadwood(cards) == 0:
-                out.append(Action(BIG_GIN))
-    out.append(Action(RESIGN))
-    return out
+                out.append(_BIG_GIN)
+    out.append(_RESIGN)
+    return out, knocks
 
 
 def apply(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:

@@ -20,8 +20,7 @@ from app.engine.game import (
     Event,
     MatchState,
     _cards,
-    knock_discards,
-    legal_actions,
+    legal_actions_with_knocks,
 )
 from app.engine.melds import arrange
 
@@ -43,16 +42,12 @@ def arranged_hand(mask: int) -> dict[str, Any]:
 
 
 def _legal(state: MatchState, seat: int) -> dict[str, Any]:
-    actions = legal_actions(state, seat)
+    actions, knocks = legal_actions_with_knocks(state, seat)
     hand = state.hand
     my_turn_to_discard = hand.phase == DISCARD and hand.turn == seat and state.status != FINISHED
-    knocks = (
-        knock_discards(hand.hands[seat], hand.knock_limit, hand.drawn_from_discard)
-        if my_turn_to_discard
-        else []
-    )
+    kinds = {a.kind for a in actions}
     return {
-        "actions": sorted({a.kind for a in actions}),
+        "actions": sorted(kinds),
         "discards": codes(a.card for a in actions if a.kind == DISCARD_CARD and a.card is not None),
         "cannot_discard": (
             code(hand.drawn_from_discard)
@@ -62,7 +57,7 @@ def _legal(state: MatchState, seat: int) -> dict[str, Any]:
         "knock_discards": [{"card": code(c), "deadwood": dw} for c, dw in knocks],
         "can_knock": bool(knocks),
         "gin_discards": [code(c) for c, dw in knocks if dw == 0],
-        "can_big_gin": any(a.kind == BIG_GIN for a in actions),
+        "can_big_gin": BIG_GIN in kinds,
     }
 
 
