@@ -9,6 +9,7 @@ the bot seats) — WebSocket routes reach them through ``app.state``
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -21,6 +22,26 @@ from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
+
+# Collections of the oldest generation: one per this many of the middle one (CPython: 10).
+GC_FULL_EVERY = 100
+
+
+def tune_gc() -> None:
+    """Make full garbage collections rare and shorter; they stop every request meanwhile.
+
+    A full collection walks every tracked object: at 100 live tables (400 open connections,
+    each with its coroutines, tasks and queues) about 60,000 objects besides the 120,000 the
+    imports made, 110 ms of CPU every 10 s or so under load, measured. Freezing what exists once
+    the app has started (modules, classes, routes, schemas: alive for good) takes those out of
+    every collection, and ``GC_FULL_EVERY`` makes full ones ten times rarer. The server makes
+    little cyclic garbage (a few objects per closed connection); the young generations still
+    collect it, and what reaches the oldest one waits a little longer.
+    """
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, GC_FULL_EVERY)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -51,6 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         app.state.bots = bots
         await bots.start()
+        if settings.gc_freeze:
+            tune_gc()
         try:
             yield
         finally:

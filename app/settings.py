@@ -29,5 +29,8 @@ class Settings(BaseSettings):
     bot_discard_delay: float = 0.45
     bot_scan_interval: float = 1.0
     bot_lease_seconds: float = 10.0
+    # Once started, take what exists out of garbage collection and make full collections rare
+    # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
+    gc_freeze: bool = True
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True

@@ -59,6 +59,7 @@ def start_server(database_url: str, **overrides: object) -> Server:
         database_url=database_url,
         port=port,
         public_url=f"http://127.0.0.1:{port}",
+        gc_freeze=False,  # the app shares the test process: leave its collector alone
         **{"bot_draw_delay": 0.0, "bot_discard_delay": 0.0, **overrides},  # type: ignore[arg-type]
     )
     config = uvicorn.Config(
