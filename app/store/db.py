@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -49,8 +49,11 @@ class Database:
         if not self.is_sqlite:
             # A fixed pool: connections past the pool ("overflow") are opened and closed per
             # checkout, a new PostgreSQL backend each time, which under load costs more than
-            # waiting for a pooled one.
-            kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_pre_ping=True)
+            # waiting for a pooled one. No ping on checkout: it costs three round trips per
+            # transaction (BEGIN, a query, ROLLBACK); a connection the server dropped fails its
+            # first statement instead, the pool then replaces all its connections, and
+            # ``transact`` tries once more.
+            kwargs.update(pool_size=POOL_SIZE, max_overflow=0)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         # A table, its seats and its snapshot read as one moment: PostgreSQL's READ COMMITTED
         # would let a commit land between the statements of one load. SQLite's driver runs a
@@ -90,6 +93,14 @@ class Database:
         """``work(connection)`` in one write transaction: committed on return, rolled back on
         an exception (which propagates)."""
         if self._writer is None:
+            try:
+                async with self.engine.begin() as conn:
+                    return await conn.run_sync(work)
+            except DBAPIError as exc:
+                if not exc.connection_invalidated:
+                    raise
+            # The server dropped the connection (a restart): once more on a new one. Had the
+            # commit itself landed, the table's version guard refuses the repeat.
             async with self.engine.begin() as conn:
                 return await conn.run_sync(work)
         assert self._write_gate is not None

@@ -6,8 +6,10 @@ import asyncio
 import sqlite3
 import threading
 import time
+import uuid
 from pathlib import Path
 
+import asyncpg
 import pytest
 from sqlalchemy import Connection, text
 
@@ -84,4 +86,29 @@ async def test_a_failed_transact_writes_nothing(tmp_path: Path) -> None:
         async with db.read() as session:
             assert (await session.execute(text("SELECT count(*) FROM t"))).scalar_one() == 0
     finally:
+        await db.close()
+
+
+PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+
+
+async def test_a_postgresql_write_survives_a_dropped_connection() -> None:
+    """The server ends the pooled connection (as a restart does): the next write still lands."""
+    db = Database(PG_URL)
+    table = f"t_{uuid.uuid4().hex[:12]}"
+    try:
+        await db.transact(lambda conn: conn.exec_driver_sql(f"CREATE TABLE {table} (x INTEGER)"))
+        backend = await db.transact(
+            lambda conn: conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        )
+        admin = await asyncpg.connect(PG_URL.replace("+asyncpg", ""))
+        try:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", backend)
+        finally:
+            await admin.close()
+        await db.transact(lambda conn: conn.exec_driver_sql(f"INSERT INTO {table} VALUES (1)"))
+        async with db.read() as session:
+            assert (await session.execute(text(f"SELECT x FROM {table}"))).scalar_one() == 1
+    finally:
+        await db.transact(lambda conn: conn.exec_driver_sql(f"DROP TABLE IF EXISTS {table}"))
         await db.close()
