@@ -389,18 +389,16 @@ class TableService:
                 )
                 fresh_attempts += fresh
 
-                def write(
-                    conn: Connection, loaded: Loaded = loaded, change: Change = change
-                ) -> tuple[Committed, dict[str, Any] | None]:
-                    committed = repo.commit_change(conn, loaded, change)
-                    if idempotency is None:
-                        return committed, None  # the body is rendered after the commit
+                def remember(conn: Connection, committed: Committed) -> dict[str, Any]:
                     body = self._response(committed, actor)
                     _remember(conn, actor, idempotency, 200, body)
-                    return committed, body
+                    return body
 
                 try:
-                    committed, saved = await self.db.transact(write)
+                    # Without a key the body is rendered after the commit.
+                    committed, saved = await repo.commit(
+                        self.db, loaded, change, None if idempotency is None else remember
+                    )
                 except repo.VersionConflictError:
                     # Another process wrote the table: our cache of it is stale, and a
                     # race lost on a fresh load is retried once.

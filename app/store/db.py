@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
+import asyncpg
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import (
@@ -45,6 +46,7 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        self.dialect = "sqlite" if self.is_sqlite else "postgresql"
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:
             # A fixed pool: connections past the pool ("overflow") are opened and closed per
@@ -106,6 +108,30 @@ class Database:
         assert self._write_gate is not None
         async with self._write_gate:
             return await self._writer.run(work)
+
+    async def fetchrow_driver(self, statement: str, *args: Any) -> Any:
+        """PostgreSQL: one statement straight on the driver (asyncpg), outside a transaction.
+
+        For the hottest statement only (``repo._commit_plain``): it skips SQLAlchemy's
+        statement machinery and the BEGIN/COMMIT round trips. A connection that fails is
+        dropped from the pool (asyncpg's errors bypass SQLAlchemy's handling of them); the
+        statement is tried once more on a new one if the failure was the connection's.
+        """
+        for attempt in (1, 2):
+            async with self.engine.connect() as conn:
+                raw = await conn.get_raw_connection()
+                try:
+                    return await raw.driver_connection.fetchrow(statement, *args)  # type: ignore[union-attr]
+                except (
+                    OSError,
+                    asyncpg.InterfaceError,
+                    asyncpg.PostgresConnectionError,
+                    asyncpg.exceptions.OperatorInterventionError,  # e.g. the backend terminated
+                ):
+                    await conn.invalidate()
+                    if attempt == 2:
+                        raise
+        raise AssertionError("unreachable")
 
     async def ping(self) -> None:
         """Raise unless the database answers."""

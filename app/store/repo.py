@@ -7,16 +7,18 @@ their contiguous seqs, the snapshot, seats, chat and the finished-match record.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy import Connection, bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Event, MatchState
+from app.store.db import Database
 from app.store.models import (
     ChatMessage,
     EventRow,
@@ -28,6 +30,8 @@ from app.store.models import (
     Table,
     utcnow,
 )
+
+T = TypeVar("T")
 
 
 class VersionConflictError(Exception):
@@ -168,11 +172,34 @@ async def load_match_state(session: AsyncSession, table_id: str, match: int) -> 
     return None if snap is None else MatchState.from_dict(snap.state)
 
 
-def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed:
+async def commit(
+    db: Database,
+    loaded: Loaded,
+    change: Change,
+    also: Callable[[Connection, Committed], T] | None = None,
+) -> tuple[Committed, T | None]:
     """Write ``change`` if the table is still at the loaded version; else VersionConflictError.
 
-    Plain Core statements on the transaction's connection (``Database.transact``): no ORM unit
-    of work, and the hot statements are built once, so a move costs no statement construction.
+    ``also(connection, committed)`` runs in the same transaction (an idempotent response is
+    saved there) and its result comes back with the commit. A plain move on PostgreSQL (events
+    and the snapshot, nothing else) is one statement (``_commit_plain``); everything else is
+    ``commit_change`` in ``Database.transact``.
+    """
+    if also is None and db.dialect == "postgresql" and _plain(loaded, change):
+        return await _commit_plain(db, loaded, change), None
+
+    def work(conn: Connection) -> tuple[Committed, T | None]:
+        committed = commit_change(conn, loaded, change)
+        return committed, None if also is None else also(conn, committed)
+
+    return await db.transact(work)
+
+
+def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed:
+    """``commit``'s general case: Core statements on the transaction's connection.
+
+    No ORM unit of work, and the hot statements are built once, so a move costs no statement
+    construction.
     """
     table = loaded.table
     n = len(change.events)
@@ -192,23 +219,24 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
         raise VersionConflictError(table.id)
     version, last_seq = row
     first = last_seq - n + 1
-    previous_hand = loaded.state.hand.number if loaded.state and not change.new_match else None
-    stored: list[StoredEvent] = []
-    rows: list[dict[str, Any]] = []
     now = utcnow()
-    for i, event in enumerate(change.events):
-        hand = event.public.get("hand_number") if event.type == "hand_started" else None
-        if hand is None and event.type not in _TABLE_EVENTS:
-            hand = previous_hand
-        secret = None
-        if event.type == "hand_started" and change.state is not None:
-            # The deal's stock order, top first: only ever served by the finished-hand history.
-            secret = {"stock": change.state.hand.to_dict()["stock"][::-1]}
-        rows.append(
-            _event_values(table.id, first + i, match_number, hand, event, now=now, secret=secret)
-        )
-        stored.append(StoredEvent(table.id, first + i, match_number, hand, event))
-    conn.execute(_INSERT_EVENTS, rows)  # one executemany
+    planned = _planned_events(loaded, change)
+    conn.execute(
+        _INSERT_EVENTS,  # one executemany
+        [
+            {
+                "table_id": table.id,
+                "seq": first + i,
+                "match_number": match_number,
+                "hand_number": hand,
+                "type": event.type,
+                "data": event.to_dict(),
+                "secret": secret,
+                "created_at": now,
+            }
+            for i, (event, hand, secret) in enumerate(planned)
+        ],
+    )
     if change.state is not None:
         snapshot = {
             "version": version,
@@ -222,8 +250,7 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
         else:
             snapshot.update(s_table_id=table.id, s_match_number=match_number)
             conn.execute(_UPDATE_SNAPSHOT, snapshot)
-        was_playing = loaded.state is not None and loaded.state.status == "playing"
-        if change.state.status == "finished" and was_playing and not change.new_match:
+        if _finishes(loaded, change):
             _record_finished(conn, loaded, match_number, change.state, now)
     for info in change.seats:
         values = {
@@ -261,6 +288,49 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 "created_at": now,
             },
         )
+    return _committed(loaded, change, planned, version, last_seq)
+
+
+def _planned_events(
+    loaded: Loaded, change: Change
+) -> list[tuple[Event, int | None, dict[str, Any] | None]]:
+    """Each event of ``change`` with its hand number and its secret part (stored, never sent)."""
+    previous_hand = loaded.state.hand.number if loaded.state and not change.new_match else None
+    out: list[tuple[Event, int | None, dict[str, Any] | None]] = []
+    for event in change.events:
+        hand = event.public.get("hand_number") if event.type == "hand_started" else None
+        if hand is None and event.type not in _TABLE_EVENTS:
+            hand = previous_hand
+        secret = None
+        if event.type == "hand_started" and change.state is not None:
+            # The deal's stock order, top first: only ever served by the finished-hand history.
+            secret = {"stock": change.state.hand.to_dict()["stock"][::-1]}
+        out.append((event, hand, secret))
+    return out
+
+
+def _finishes(loaded: Loaded, change: Change) -> bool:
+    """Whether ``change`` ends the match being played (a finished-match record is due)."""
+    state = change.state
+    was_playing = loaded.state is not None and loaded.state.status == "playing"
+    return bool(state and state.status == "finished" and was_playing and not change.new_match)
+
+
+def _committed(
+    loaded: Loaded,
+    change: Change,
+    planned: list[tuple[Event, int | None, dict[str, Any] | None]],
+    version: int,
+    last_seq: int,
+) -> Committed:
+    """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``."""
+    table = loaded.table
+    match_number = table.match_number + (1 if change.new_match else 0)
+    first = last_seq - len(planned) + 1
+    stored = [
+        StoredEvent(table.id, first + i, match_number, hand, event)
+        for i, (event, hand, _) in enumerate(planned)
+    ]
     after = Table(
         id=table.id,
         created_by=table.created_by,
@@ -280,6 +350,69 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
     ]
     state = loaded.state if change.state is None else change.state
     return Committed(version, stored, Loaded(after, seats, state))
+
+
+def _plain(loaded: Loaded, change: Change) -> bool:
+    """A move that writes only its events and the match's next snapshot."""
+    return bool(
+        change.events
+        and change.state is not None
+        and not change.new_match
+        and not change.seats
+        and not change.vacated
+        and not change.deck_designs
+        and change.chat is None
+        and not _finishes(loaded, change)
+    )
+
+
+# ``commit_change``'s statements for a plain move, as one PostgreSQL statement: one round trip
+# and no BEGIN/COMMIT (a statement is atomic on its own), where the transaction costs five.
+# Each later part runs only if the guarded UPDATE matched.
+_PLAIN_PG = """
+WITH g AS (
+    UPDATE tables SET version = version + $3, last_seq = last_seq + $4,
+        status = coalesce($5, status)
+    WHERE id = $1 AND version = $2
+    RETURNING version, last_seq
+), e AS (
+    INSERT INTO events
+        (table_id, seq, match_number, hand_number, type, data, secret, created_at)
+    SELECT $1, g.last_seq - $4 + e.ord, $6, e.hand, e.type, e.data::json, e.secret::json, $7
+    FROM g, unnest($8::int[], $9::text[], $10::text[], $11::text[])
+        WITH ORDINALITY AS e(hand, type, data, secret, ord)
+), s AS (
+    UPDATE snapshots SET version = g.version, last_seq = g.last_seq, state = $12::json,
+        updated_at = $7
+    FROM g WHERE snapshots.table_id = $1 AND snapshots.match_number = $6
+)
+SELECT version, last_seq FROM g
+"""
+
+
+async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committed:
+    table = loaded.table
+    assert change.state is not None
+    planned = _planned_events(loaded, change)
+    row = await db.fetchrow_driver(
+        _PLAIN_PG,
+        table.id,
+        table.version,
+        1 if change.bumps_version else 0,
+        len(planned),
+        change.status,
+        table.match_number,
+        utcnow(),
+        [hand for _, hand, _ in planned],
+        [event.type for event, _, _ in planned],
+        [json.dumps(event.to_dict()) for event, _, _ in planned],
+        [None if secret is None else json.dumps(secret) for _, _, secret in planned],
+        json.dumps(change.state.to_dict()),
+    )
+    if row is None:
+        raise VersionConflictError(table.id)
+    version, last_seq = row
+    return _committed(loaded, change, planned, version, last_seq)
 
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:

@@ -112,3 +112,20 @@ async def test_a_postgresql_write_survives_a_dropped_connection() -> None:
     finally:
         await db.transact(lambda conn: conn.exec_driver_sql(f"DROP TABLE IF EXISTS {table}"))
         await db.close()
+
+
+async def test_a_driver_statement_survives_a_dropped_connection() -> None:
+    """The one-statement path (a plain move on PostgreSQL) also replaces a dropped connection."""
+    db = Database(PG_URL)
+    try:
+        backend = await db.fetchrow_driver("SELECT pg_backend_pid() AS pid")
+        admin = await asyncpg.connect(PG_URL.replace("+asyncpg", ""))
+        try:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", backend["pid"])
+        finally:
+            await admin.close()
+        again = await db.fetchrow_driver("SELECT pg_backend_pid() AS pid, 1 + $1::int AS x", 1)
+        assert again["x"] == 2 and again["pid"] != backend["pid"]
+        assert (await db.fetchrow_driver("SELECT 3 AS y"))["y"] == 3  # the pool works on
+    finally:
+        await db.close()
