@@ -1,21 +1,53 @@
-"""Dependencies as ``Annotated`` aliases: the service, the caller, the Idempotency-Key."""
+"""Dependencies as ``Annotated`` aliases: the service, the caller, the Idempotency-Key.
+
+FastAPI resolves each dependency, sub-dependency and header parameter of a route on its own, at
+a cost that rivalled a whole move's engine work; so the caller of a route is one dependency
+that reads the token (and for a command the Idempotency-Key) from the request itself. Each is
+a security scheme, so the OpenAPI document still shows the routes' bearer authentication; a
+command route documents the Idempotency-Key header with ``openapi_extra=IDEMPOTENT``.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from fastapi import Depends, Header, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi import Depends, Request
+from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
+from fastapi.security.base import SecurityBase
+from starlette.datastructures import Headers
 
 from app.service.commands import Actor
 from app.service.errors import InvalidError
 from app.service.tables import Idempotency, TableService
 
-_bearer = HTTPBearer(auto_error=False, description="The token from `POST /v1/players`.")
-Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-
 IDEMPOTENCY_KEY_MAX = 200
+_IDEMPOTENCY_KEY_DOC = (
+    "Retrying with the same key returns the first response and applies nothing twice."
+)
+# The parameter as FastAPI documents an optional ``Header(alias="Idempotency-Key")``.
+IDEMPOTENT: dict[str, Any] = {
+    "parameters": [
+        {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": False,
+            "description": _IDEMPOTENCY_KEY_DOC,
+            "schema": {
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+                "description": _IDEMPOTENCY_KEY_DOC,
+                "title": "Idempotency-Key",
+            },
+        }
+    ]
+}
+
+
+def bearer_token(headers: Headers) -> str | None:
+    """The token of an ``Authorization: Bearer`` header; None without one."""
+    scheme, _, credentials = headers.get("authorization", "").partition(" ")
+    return (credentials.strip() or None) if scheme.lower() == "bearer" else None
 
 
 async def get_service(request: Request) -> TableService:
@@ -27,33 +59,55 @@ async def get_service(request: Request) -> TableService:
 ServiceDep = Annotated[TableService, Depends(get_service)]
 
 
-async def current_actor(service: ServiceDep, credentials: Credentials) -> Actor:
-    """The player whose bearer token came with the request (401 otherwise)."""
-    return await service.authenticate(None if credentials is None else credentials.credentials)
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """What a command route needs beside its body: the service, the player, the key."""
+
+    service: TableService
+    actor: Actor
+    idempotency: Idempotency | None
 
 
-async def optional_actor(service: ServiceDep, credentials: Credentials) -> Actor | None:
-    """The caller if a token came (a bad token is still 401); None for an anonymous caller."""
-    if credentials is None:
-        return None
-    return await service.authenticate(credentials.credentials)
+class _Bearer(SecurityBase):
+    """A dependency documented as the ``HTTPBearer`` scheme."""
+
+    def __init__(self) -> None:
+        self.model = HTTPBearerModel(description="The token from `POST /v1/players`.")
+        self.scheme_name = "HTTPBearer"
 
 
-CurrentActor = Annotated[Actor, Depends(current_actor)]
-OptionalActor = Annotated[Actor | None, Depends(optional_actor)]
+class _CurrentActor(_Bearer):
+    async def __call__(self, request: Request) -> Actor:
+        """The player whose bearer token came with the request (401 otherwise)."""
+        service: TableService = request.app.state.service
+        return await service.authenticate(bearer_token(request.headers))
 
 
-async def idempotency(
-    request: Request,
-    key: Annotated[
-        str | None,
-        Header(
-            alias="Idempotency-Key",
-            description="Retrying with the same key returns the first response and applies "
-            "nothing twice.",
-        ),
-    ] = None,
-) -> Idempotency | None:
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who reads a table: the service, and the player or None for an anonymous spectator."""
+
+    service: TableService
+    actor: Actor | None
+
+
+class _Viewer(_Bearer):
+    async def __call__(self, request: Request) -> Viewer:
+        """The caller if a token came (a bad token is still 401); None for an anonymous caller."""
+        service: TableService = request.app.state.service
+        token = bearer_token(request.headers)
+        return Viewer(service, None if token is None else await service.authenticate(token))
+
+
+class _CommandCaller(_Bearer):
+    async def __call__(self, request: Request) -> Caller:
+        """The authenticated player (401 otherwise) and the request's Idempotency-Key."""
+        service: TableService = request.app.state.service
+        actor = await service.authenticate(bearer_token(request.headers))
+        return Caller(service, actor, await idempotency(request))
+
+
+async def idempotency(request: Request) -> Idempotency | None:
     """The request's Idempotency-Key with a fingerprint of method, path and body.
 
     Keys are per player. The first successful response is stored in the same transaction as
@@ -61,6 +115,7 @@ async def idempotency(
     nothing. A refused request stores nothing, since it applied nothing: its retry is judged
     afresh. The same key with another method, path or body is 409 ``idempotency_key_reused``.
     """
+    key = request.headers.get("idempotency-key")
     if key is None:
         return None
     if not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX:
@@ -73,4 +128,6 @@ async def idempotency(
     return Idempotency(key, digest.hexdigest())
 
 
-IdempotencyDep = Annotated[Idempotency | None, Depends(idempotency)]
+CurrentActor = Annotated[Actor, Depends(_CurrentActor())]
+ViewerDep = Annotated[Viewer, Depends(_Viewer())]
+CommandCaller = Annotated[Caller, Depends(_CommandCaller())]

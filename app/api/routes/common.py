@@ -1,13 +1,40 @@
-"""What every command route shares: the response built from the pipeline's Result."""
+"""What every command route shares: the pipeline's call, and the response from its Result."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi.responses import JSONResponse
 
+from app.api.deps import IDEMPOTENT, Caller
+from app.api.schemas import CommandOut, Versioned, error_responses
+from app.service.commands import Command
 from app.service.tables import Result
+
+COMMAND_ERRORS = error_responses(401, 403, 404, 409, 422)
+# A command's route: its response, its errors and its Idempotency-Key header.
+COMMAND_ROUTE: dict[str, Any] = {
+    "response_model": CommandOut,
+    "responses": COMMAND_ERRORS,
+    "openapi_extra": IDEMPOTENT,
+}
 
 
 def command_response(result: Result) -> JSONResponse:
     """The pipeline's body; a replayed idempotent retry says so in ``Idempotency-Replayed``."""
     headers = {"Idempotency-Replayed": "true"} if result.replayed else None
     return JSONResponse(result.body, status_code=result.status_code, headers=headers)
+
+
+async def submit(
+    caller: Caller, table_id: str, command: Command, body: Versioned | None = None
+) -> JSONResponse:
+    """Run ``command`` through the pipeline, pinned to ``body.expected_version`` if given."""
+    result = await caller.service.submit(
+        table_id,
+        caller.actor,
+        command,
+        expected_version=None if body is None else body.expected_version,
+        idempotency=caller.idempotency,
+    )
+    return command_response(result)

@@ -40,6 +40,7 @@ from fastapi import APIRouter, Query, WebSocket
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from app.api.deps import bearer_token
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.engine import Action, Event, RuleError
 from app.service.commands import Actor, Play
@@ -80,10 +81,7 @@ def _error(exc: ServiceError | RuleError, message_id: str | None = None) -> dict
 
 
 def _token(websocket: WebSocket, token: str | None) -> str | None:
-    if token:
-        return token
-    scheme, _, credentials = websocket.headers.get("authorization", "").partition(" ")
-    return (credentials.strip() or None) if scheme.lower() == "bearer" else None
+    return token or bearer_token(websocket.headers)
 
 
 class Socket:

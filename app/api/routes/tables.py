@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
-from app.api.deps import CurrentActor, IdempotencyDep, OptionalActor, ServiceDep
-from app.api.routes.common import command_response
+from app.api.deps import IDEMPOTENT, CommandCaller, ServiceDep, ViewerDep
+from app.api.routes.common import COMMAND_ROUTE, command_response, submit
 from app.api.schemas import (
     EVENTS_EXAMPLE,
     INT32,
@@ -27,122 +27,85 @@ from app.service.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, 
 
 router = APIRouter(tags=["tables"])
 
-COMMAND_ERRORS = error_responses(401, 403, 404, 409, 422)
-
 
 @router.post(
-    "/v1/tables", status_code=201, response_model=TableOut, responses=error_responses(401, 422)
+    "/v1/tables",
+    status_code=201,
+    response_model=TableOut,
+    responses=error_responses(401, 422),
+    openapi_extra=IDEMPOTENT,
 )
-async def create_table(
-    body: TableCreate, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
-) -> JSONResponse:
+async def create_table(body: TableCreate, caller: CommandCaller) -> JSONResponse:
     """Create a table from a preset and rule overrides; you take seat 0 and get the invite."""
-    result = await service.create_table(actor, body.preset, body.rules, body.deck_design, idem)
+    result = await caller.service.create_table(
+        caller.actor, body.preset, body.rules, body.deck_design, caller.idempotency
+    )
     return command_response(result)
 
 
 @router.get(
     "/v1/tables/{table_id}", response_model=TableOut, responses=error_responses(401, 404, 422)
 )
-async def get_table(table_id: str, actor: OptionalActor, service: ServiceDep) -> dict[str, Any]:
+async def get_table(table_id: str, viewer: ViewerDep) -> dict[str, Any]:
     """Your view of the table: a seat's view, or a spectator's (no token, or not seated)."""
-    return await service.table_view(table_id, actor)
+    return await viewer.service.table_view(table_id, viewer.actor)
 
 
-@router.post("/v1/invites/{code}", response_model=CommandOut, responses=COMMAND_ERRORS)
+@router.post("/v1/invites/{code}", **COMMAND_ROUTE)
 async def join(
-    code: str,
-    actor: CurrentActor,
-    service: ServiceDep,
-    idem: IdempotencyDep,
-    body: Annotated[JoinBody | None, Body()] = None,
+    code: str, caller: CommandCaller, body: Annotated[JoinBody | None, Body()] = None
 ) -> JSONResponse:
     """Join the invite's table in seat 1 (409 table_full once both seats are taken)."""
     design = (body or JoinBody()).deck_design
-    return command_response(await service.join(code, actor, design, idem))
+    return command_response(
+        await caller.service.join(code, caller.actor, design, caller.idempotency)
+    )
 
 
-@router.post("/v1/tables/{table_id}/bot", response_model=CommandOut, responses=COMMAND_ERRORS)
-async def seat_bot(
-    table_id: str, body: BotBody, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
-) -> JSONResponse:
+@router.post("/v1/tables/{table_id}/bot", **COMMAND_ROUTE)
+async def seat_bot(table_id: str, body: BotBody, caller: CommandCaller) -> JSONResponse:
     """Seat a bot (TITO easy, CARMEN medium, LUNA hard) in the empty seat 1, or change its
     level; creator only, and never during a match (409 ``match_in_progress``)."""
-    return command_response(
-        await service.submit(table_id, actor, SeatBot(body.level), idempotency=idem)
-    )
+    return await submit(caller, table_id, SeatBot(body.level))
 
 
-@router.delete("/v1/tables/{table_id}/bot", response_model=CommandOut, responses=COMMAND_ERRORS)
-async def remove_bot(
-    table_id: str, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
-) -> JSONResponse:
+@router.delete("/v1/tables/{table_id}/bot", **COMMAND_ROUTE)
+async def remove_bot(table_id: str, caller: CommandCaller) -> JSONResponse:
     """Empty the bot's seat between matches, so a player may join by invite again."""
-    return command_response(await service.submit(table_id, actor, RemoveBot(), idempotency=idem))
+    return await submit(caller, table_id, RemoveBot())
 
 
-@router.post("/v1/tables/{table_id}/start", response_model=CommandOut, responses=COMMAND_ERRORS)
+@router.post("/v1/tables/{table_id}/start", **COMMAND_ROUTE)
 async def start(
-    table_id: str,
-    actor: CurrentActor,
-    service: ServiceDep,
-    idem: IdempotencyDep,
-    body: Annotated[Versioned | None, Body()] = None,
+    table_id: str, caller: CommandCaller, body: Annotated[Versioned | None, Body()] = None
 ) -> JSONResponse:
     """The creator (seat 0) deals the first hand once seat 1 is taken."""
-    return command_response(
-        await service.submit(
-            table_id,
-            actor,
-            Start(),
-            expected_version=None if body is None else body.expected_version,
-            idempotency=idem,
-        )
-    )
+    return await submit(caller, table_id, Start(), body)
 
 
-@router.post("/v1/tables/{table_id}/rematch", response_model=CommandOut, responses=COMMAND_ERRORS)
+@router.post("/v1/tables/{table_id}/rematch", **COMMAND_ROUTE)
 async def rematch(
-    table_id: str,
-    actor: CurrentActor,
-    service: ServiceDep,
-    idem: IdempotencyDep,
-    body: Annotated[Versioned | None, Body()] = None,
+    table_id: str, caller: CommandCaller, body: Annotated[Versioned | None, Body()] = None
 ) -> JSONResponse:
     """Either seated player starts a new match at the same table and seats, once it is over."""
-    return command_response(
-        await service.submit(
-            table_id,
-            actor,
-            Rematch(),
-            expected_version=None if body is None else body.expected_version,
-            idempotency=idem,
-        )
-    )
+    return await submit(caller, table_id, Rematch(), body)
 
 
-@router.put("/v1/tables/{table_id}/deck", response_model=CommandOut, responses=COMMAND_ERRORS)
-async def choose_deck(
-    table_id: str, body: DeckBody, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
-) -> JSONResponse:
+@router.put("/v1/tables/{table_id}/deck", **COMMAND_ROUTE)
+async def choose_deck(table_id: str, body: DeckBody, caller: CommandCaller) -> JSONResponse:
     """Pick your seat's deck design; every view shows it for your seat."""
-    return command_response(
-        await service.submit(table_id, actor, ChooseDeck(body.design), idempotency=idem)
-    )
+    return await submit(caller, table_id, ChooseDeck(body.design))
 
 
 @router.post(
     "/v1/tables/{table_id}/chat",
     response_model=CommandOut,
     responses=error_responses(401, 404, 422, 429),
+    openapi_extra=IDEMPOTENT,
 )
-async def chat(
-    table_id: str, body: ChatBody, actor: CurrentActor, service: ServiceDep, idem: IdempotencyDep
-) -> JSONResponse:
+async def chat(table_id: str, body: ChatBody, caller: CommandCaller) -> JSONResponse:
     """Say something at the table (1-500 characters; rate limited per player, 429 says when)."""
-    return command_response(
-        await service.submit(table_id, actor, Chat(body.text), idempotency=idem)
-    )
+    return await submit(caller, table_id, Chat(body.text))
 
 
 @router.get(
@@ -155,15 +118,14 @@ async def chat(
 )
 async def events(
     table_id: str,
-    actor: OptionalActor,
-    service: ServiceDep,
+    viewer: ViewerDep,
     since: Annotated[int, Query(ge=0, le=INT32, description="the last seq you have")] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
 ) -> list[dict[str, Any]]:
     """The table's log after ``since``, each event redacted for you, with contiguous seqs."""
-    loaded = await service.load(table_id)
-    seat = loaded.seat_of(actor.player_id if actor else None)
-    return await service.events_since(table_id, since, seat, limit)
+    loaded = await viewer.service.load(table_id)
+    seat = loaded.seat_of(viewer.actor.player_id if viewer.actor else None)
+    return await viewer.service.events_since(table_id, since, seat, limit)
 
 
 @router.get(
