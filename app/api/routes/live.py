@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
+import orjson
 from fastapi import APIRouter, Query, WebSocket
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
@@ -92,7 +92,7 @@ class Socket:
         self._lock = asyncio.Lock()
 
     async def send(self, message: dict[str, Any]) -> None:
-        text = json.dumps(message, separators=(",", ":"))
+        text = orjson.dumps(message).decode()  # clients expect text frames
         async with self._lock:
             await self.websocket.send_text(text)
 
