@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (players, tables, moves, live, health):
+    # Moves first: routes are matched in order, and moves are most of the traffic.
+    for module in (moves, players, tables, live, health):
         app.include_router(module.router)
     return app
