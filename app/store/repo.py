@@ -7,7 +7,6 @@ their contiguous seqs, the snapshot, seats, chat and the finished-match record.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -18,7 +17,7 @@ from sqlalchemy import Connection, bindparam, delete, insert, or_, select, updat
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Event, MatchState
-from app.store.db import Database
+from app.store.db import Database, dump_json
 from app.store.models import (
     ChatMessage,
     EventRow,
@@ -405,9 +404,9 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
         utcnow(),
         [hand for _, hand, _ in planned],
         [event.type for event, _, _ in planned],
-        [json.dumps(event.to_dict()) for event, _, _ in planned],
-        [None if secret is None else json.dumps(secret) for _, _, secret in planned],
-        json.dumps(change.state.to_dict()),
+        [dump_json(event.to_dict()) for event, _, _ in planned],
+        [None if secret is None else dump_json(secret) for _, _, secret in planned],
+        dump_json(change.state.to_dict()),
     )
     if row is None:
         raise VersionConflictError(table.id)
