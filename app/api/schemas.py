@@ -75,6 +75,11 @@ class SideScores(BaseModel):
     opponent: int
 
 
+class BotOpponentOut(BaseModel):
+    level: str = Field(description="easy, medium or hard")
+    name: str | None = Field(description="the level's display name (TITO, CARMEN, LUNA)")
+
+
 class MatchRecordOut(BaseModel):
     model_config = _example(
         {
@@ -82,6 +87,7 @@ class MatchRecordOut(BaseModel):
             "match_number": 1,
             "seat": 0,
             "opponent": {"id": OPPONENT_ID, "name": "Bo"},
+            "opponent_bot": None,
             "result": "win",
             "reason": "target",
             "scores": {"you": 104, "opponent": 37},
@@ -93,7 +99,10 @@ class MatchRecordOut(BaseModel):
     table_id: str
     match_number: int
     seat: int
-    opponent: PlayerOut | None
+    opponent: PlayerOut | None = Field(description="the person in the other seat; None for a bot")
+    opponent_bot: BotOpponentOut | None = Field(
+        default=None, description="the bot in the other seat, if a bot held it"
+    )
     result: Literal["win", "loss"]
     reason: Literal["target", "resignation"]
     scores: SideScores

@@ -204,6 +204,7 @@ class TableService:
             mine = 0 if match.seat0_player_id == actor.player_id else 1
             theirs = 1 - mine
             opponent = players.get(theirs)
+            bot = match.seat1_bot_level if theirs else match.seat0_bot_level
             out.append(
                 {
                     "table_id": match.table_id,
@@ -212,6 +213,9 @@ class TableService:
                     "opponent": None
                     if opponent is None
                     else {"id": opponent.id, "name": opponent.name},
+                    "opponent_bot": None
+                    if bot is None
+                    else {"level": bot, "name": DISPLAY_NAMES.get(bot)},
                     "result": "win" if match.winner == mine else "loss",
                     "reason": match.reason,
                     "scores": {"you": match.scores[mine], "opponent": match.scores[theirs]},

@@ -132,6 +132,10 @@ class FinishedMatch(Base):
     match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat0_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
     seat1_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
+    # The level of a bot that held the seat (migration 0003; None for a person, and for rows
+    # written before it).
+    seat0_bot_level: Mapped[str | None] = mapped_column(String(32))
+    seat1_bot_level: Mapped[str | None] = mapped_column(String(32))
     winner: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(16))
     scores: Mapped[list[Any]]

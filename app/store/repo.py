@@ -492,6 +492,8 @@ def _record_finished(
             "match_number": match,
             "seat0_player_id": players[0].player_id if players[0] else None,
             "seat1_player_id": players[1].player_id if players[1] else None,
+            "seat0_bot_level": players[0].bot_level if players[0] else None,
+            "seat1_bot_level": players[1].bot_level if players[1] else None,
             "winner": state.winner,
             "reason": state.finish_reason,
             "scores": list(state.scores),

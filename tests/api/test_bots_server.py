@@ -146,6 +146,16 @@ async def test_a_person_plays_a_match_against_a_bot(client: httpx.AsyncClient) -
     match = view["game"]["match"]
     assert match["status"] == "finished" and match["winner"] in (0, 1)
     assert bot_moves(await log(client, tid))
+    # The person's history names the bot they played.
+    history = (await client.get("/v1/players/me/matches", headers=human.auth)).json()
+    assert [(h["table_id"], h["opponent"], h["opponent_bot"], h["result"]) for h in history] == [
+        (
+            tid,
+            None,
+            {"level": "medium", "name": "CARMEN"},
+            "win" if match["winner"] == 0 else "loss",
+        )
+    ]
 
 
 async def test_the_bot_level_changes_only_between_matches(client: httpx.AsyncClient) -> None:

@@ -26,6 +26,7 @@ async def test_full_match_to_100_then_history_and_every_hand_redeals(
         assert record["table_id"] == table_id and record["reason"] == "target"
         assert record["result"] == ("win" if seat == winner else "loss")
         assert record["opponent"]["id"] == players[1 - seat].id
+        assert record["opponent_bot"] is None
         assert record["scores"] == {
             "you": match["scores"][seat],
             "opponent": match["scores"][1 - seat],
