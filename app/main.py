@@ -9,9 +9,12 @@ the bot seats) — WebSocket routes reach them through ``app.state``
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
 from fastapi import FastAPI
 
@@ -22,6 +25,8 @@ from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
+
+log = logging.getLogger(__name__)
 
 # Collections of the oldest generation: one per this many of the middle one (CPython: 10).
 GC_FULL_EVERY = 100
@@ -42,6 +47,17 @@ def tune_gc() -> None:
     gc.freeze()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, GC_FULL_EVERY)
+
+
+async def purge_idempotency_keys(service: TableService, ttl: timedelta, interval: float) -> None:
+    """At start and every ``interval`` seconds, forget idempotent responses older than ``ttl``
+    (each one holds a whole response body)."""
+    while True:
+        try:
+            await service.purge_idempotency_keys(ttl)
+        except Exception:
+            log.exception("purging idempotency keys failed")
+        await asyncio.sleep(interval)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -72,11 +88,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         app.state.bots = bots
         await bots.start()
+        purger = asyncio.create_task(
+            purge_idempotency_keys(
+                service,
+                timedelta(hours=settings.idempotency_ttl_hours),
+                settings.idempotency_purge_interval,
+            )
+        )
         if settings.gc_freeze:
             tune_gc()
         try:
             yield
         finally:
+            purger.cancel()
+            await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
             await db.close()
 

@@ -32,5 +32,9 @@ class Settings(BaseSettings):
     # Once started, take what exists out of garbage collection and make full collections rare
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
     gc_freeze: bool = True
+    # A response saved under an Idempotency-Key is kept at least this long (and up to
+    # ``idempotency_purge_interval`` seconds more); a retry after that applies anew.
+    idempotency_ttl_hours: float = 24.0
+    idempotency_purge_interval: float = 3600.0
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True

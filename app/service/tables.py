@@ -36,6 +36,7 @@ import weakref
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Connection
@@ -464,6 +465,12 @@ class TableService:
                 "idempotency_key_reused", "this Idempotency-Key was used for a different request"
             )
         return Result(row.status_code, row.body, replayed=True)
+
+    async def purge_idempotency_keys(self, older_than: timedelta) -> int:
+        """Forget idempotent responses older than ``older_than`` (a retry after that applies
+        anew); how many were forgotten."""
+        async with self.db.write() as session:
+            return await repo.purge_idempotent(session, utcnow() - older_than)
 
     def _response(self, committed: Committed, actor: Actor) -> dict[str, Any]:
         seat = seat_of(committed.after, actor)

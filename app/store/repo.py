@@ -610,6 +610,16 @@ def save_idempotent(
     )
 
 
+async def purge_idempotent(session: AsyncSession, before: datetime) -> int:
+    """Forget the responses saved under Idempotency-Keys before ``before``; how many."""
+    result = await session.execute(
+        delete(IdempotencyKey)
+        .where(IdempotencyKey.created_at < before)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0))
+
+
 # Bot seats: which server process acts for each (``app.service.bots``).
 
 
