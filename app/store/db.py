@@ -137,6 +137,9 @@ class Database:
                     asyncpg.InterfaceError,
                     asyncpg.PostgresConnectionError,
                     asyncpg.exceptions.OperatorInterventionError,  # e.g. the backend terminated
+                    # A notice of termination that came while the connection sat in the pool
+                    # leaves asyncpg's protocol unusable.
+                    asyncpg.InternalClientError,
                 ):
                     await conn.invalidate()
                     if attempt == 2:

@@ -106,6 +106,7 @@ async def test_a_postgresql_write_survives_a_dropped_connection() -> None:
             assert await admin.fetchval("SELECT pg_terminate_backend($1)", backend)
         finally:
             await admin.close()
+        await asyncio.sleep(0.2)  # the server's notice of termination reaches the idle connection
         await db.transact(lambda conn: conn.exec_driver_sql(f"INSERT INTO {table} VALUES (1)"))
         async with db.read() as session:
             assert (await session.execute(text(f"SELECT x FROM {table}"))).scalar_one() == 1
@@ -124,6 +125,7 @@ async def test_a_driver_statement_survives_a_dropped_connection() -> None:
             assert await admin.fetchval("SELECT pg_terminate_backend($1)", backend["pid"])
         finally:
             await admin.close()
+        await asyncio.sleep(0.2)  # the server's notice of termination reaches the idle connection
         again = await db.fetchrow_driver("SELECT pg_backend_pid() AS pid, 1 + $1::int AS x", 1)
         assert again["x"] == 2 and again["pid"] != backend["pid"]
         assert (await db.fetchrow_driver("SELECT 3 AS y"))["y"] == 3  # the pool works on
