@@ -17,6 +17,9 @@ RuleError (input)      422     invalid_card, card_required, unknown_action, unkn
 InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level
 validation             422     invalid_request (with ``details``)
 RateLimitedError       429     rate_limited (with a ``Retry-After`` header)
+database unreachable   503     database_unavailable (with ``Retry-After: 1``): the
+                               connection dropped (a restart) or another process held
+                               SQLite's lock too long; the request changed nothing
 =====================  ======  =========================================================
 """
 
@@ -24,12 +27,15 @@ from __future__ import annotations
 
 import logging
 import math
+import sqlite3
 from typing import Any
 
+import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
 from app.engine import RuleError
@@ -109,6 +115,22 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _database_error(request: Request, exc: Exception) -> JSONResponse:
+    """A lost connection or a lock that never came: 503, try again; anything else is a bug."""
+    if isinstance(exc, DBAPIError) and not (
+        exc.connection_invalidated
+        or getattr(exc.orig, "sqlite_errorcode", None)
+        in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    ):
+        return await _unexpected(request, exc)
+    log.warning("database unavailable: %s", exc)
+    return JSONResponse(
+        error_body("database_unavailable", "the database did not answer; try again"),
+        status_code=503,
+        headers={"Retry-After": "1"},
+    )
+
+
 async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", exc_info=exc)
     return JSONResponse(error_body("internal_error", "internal server error"), status_code=500)
@@ -120,4 +142,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RuleError, _rule_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
+    # The one-statement write goes to asyncpg directly, whose errors SQLAlchemy never wraps.
+    for error in (DBAPIError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError):
+        app.add_exception_handler(error, _database_error)
     app.add_exception_handler(Exception, _unexpected)

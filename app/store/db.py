@@ -124,8 +124,9 @@ class Database:
 
         For the hottest statement only (``repo._commit_plain``): it skips SQLAlchemy's
         statement machinery and the BEGIN/COMMIT round trips. A connection that fails is
-        dropped from the pool (asyncpg's errors bypass SQLAlchemy's handling of them); the
-        statement is tried once more on a new one if the failure was the connection's.
+        dropped with the whole pool (asyncpg's errors bypass SQLAlchemy's handling of them);
+        the statement is tried once more on a new connection if the failure was the
+        connection's.
         """
         for attempt in (1, 2):
             async with self.engine.connect() as conn:
@@ -142,6 +143,9 @@ class Database:
                     asyncpg.InternalClientError,
                 ):
                     await conn.invalidate()
+                    # The server dropped the others too (a restart): a new pool, as SQLAlchemy
+                    # makes when it sees a disconnect on its own statements.
+                    await self.engine.dispose(close=False)
                     if attempt == 2:
                         raise
         raise AssertionError("unreachable")
