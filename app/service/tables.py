@@ -11,7 +11,7 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
    the version guard, and a refusal is only final on a fresh load);
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
-   (``repo.commit_change``); on a lost race, retry once from a fresh load — a duplicate of the
+   (``repo.commit``); on a lost race, retry once from a fresh load — a duplicate of the
    same move then meets the engine's refusal — unless the caller pinned ``expected_version``,
    which gets ``409 stale_version``;
 5. publish the stored events and notifications to the ``Hub`` (after commit, under the table's

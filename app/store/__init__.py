@@ -3,8 +3,8 @@
 The schema comes only from the Alembic migrations in ``alembic/`` (``run_migrations``); the
 models here mirror it for queries. The event log is append-only: one row per engine event with a
 contiguous per-table ``seq``; ``snapshots`` hold the latest ``MatchState`` of each match so a
-table loads in one read. Every change to a table goes through ``repo.commit_change``, one
-transaction guarded by the table's version.
+table loads in one read. Every change to a table goes through ``repo.commit``, written at
+once and guarded by the table's version.
 """
 
 from app.store.db import Database

@@ -1,8 +1,9 @@
 """Repository functions: every query the service runs, each on a session it is given.
 
-``commit_change`` is the one write path of a table: a version-guarded UPDATE of the table row
-first (so SQLite takes its write lock before any read of this transaction), then the events with
-their contiguous seqs, the snapshot, seats, chat and the finished-match record.
+``commit`` is the one write path of a table: a version-guarded UPDATE of the table row first
+(so SQLite takes its write lock before any read of this transaction), then the events with
+their contiguous seqs, the snapshot, seats, chat and the finished-match record — in one
+transaction (``commit_change``), or for a plain move on PostgreSQL in one statement.
 """
 
 from __future__ import annotations
