@@ -30,7 +30,6 @@ import math
 import sqlite3
 from typing import Any
 
-import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -48,6 +47,7 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
+from app.store.db import ASYNCPG_CONNECTION_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +143,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
     # The one-statement write goes to asyncpg directly, whose errors SQLAlchemy never wraps.
-    for error in (DBAPIError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError):
+    database_errors: list[type[Exception]] = [DBAPIError, *ASYNCPG_CONNECTION_ERRORS]
+    for error in database_errors:
         app.add_exception_handler(error, _database_error)
     app.add_exception_handler(Exception, _unexpected)

@@ -33,6 +33,18 @@ def dump_json(value: Any) -> str:
 
 JSON_CODEC: dict[str, Any] = {"json_serializer": dump_json, "json_deserializer": orjson.loads}
 
+# asyncpg's errors that mean the connection is gone, not that the statement was wrong.
+ASYNCPG_CONNECTION_ERRORS: tuple[type[Exception], ...] = (
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,  # e.g. the backend terminated
+    # A notice of termination that came while the connection sat in the pool leaves asyncpg's
+    # protocol unusable.
+    asyncpg.InternalClientError,
+)
+
+_DRIVER_CONNECTION_ERRORS: tuple[type[Exception], ...] = (OSError, *ASYNCPG_CONNECTION_ERRORS)
+
 # How long a writer waits for another process's SQLite write lock.
 BUSY_TIMEOUT_MS = 10000
 
@@ -56,7 +68,6 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
-        self.dialect = "sqlite" if self.is_sqlite else "postgresql"
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:
             # A fixed pool: connections past the pool ("overflow") are opened and closed per
@@ -105,16 +116,16 @@ class Database:
         """``work(connection)`` in one write transaction: committed on return, rolled back on
         an exception (which propagates)."""
         if self._writer is None:
-            try:
-                async with self.engine.begin() as conn:
-                    return await conn.run_sync(work)
-            except DBAPIError as exc:
-                if not exc.connection_invalidated:
-                    raise
-            # The server dropped the connection (a restart): once more on a new one. Had the
-            # commit itself landed, the table's version guard refuses the repeat.
-            async with self.engine.begin() as conn:
-                return await conn.run_sync(work)
+            for attempt in (1, 2):
+                try:
+                    async with self.engine.begin() as conn:
+                        return await conn.run_sync(work)
+                except DBAPIError as exc:
+                    # The server dropped the connection (a restart): once more on a new one.
+                    # Had the commit itself landed, the table's version guard refuses the repeat.
+                    if attempt == 2 or not exc.connection_invalidated:
+                        raise
+            raise AssertionError("unreachable")
         assert self._write_gate is not None
         async with self._write_gate:
             return await self._writer.run(work)
@@ -133,15 +144,7 @@ class Database:
                 raw = await conn.get_raw_connection()
                 try:
                     return await raw.driver_connection.fetchrow(statement, *args)  # type: ignore[union-attr]
-                except (
-                    OSError,
-                    asyncpg.InterfaceError,
-                    asyncpg.PostgresConnectionError,
-                    asyncpg.exceptions.OperatorInterventionError,  # e.g. the backend terminated
-                    # A notice of termination that came while the connection sat in the pool
-                    # leaves asyncpg's protocol unusable.
-                    asyncpg.InternalClientError,
-                ):
+                except _DRIVER_CONNECTION_ERRORS:
                     await conn.invalidate()
                     # The server dropped the others too (a restart): a new pool, as SQLAlchemy
                     # makes when it sees a disconnect on its own statements.

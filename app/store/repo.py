@@ -185,7 +185,7 @@ async def commit(
     and the snapshot, nothing else) is one statement (``_commit_plain``); everything else is
     ``commit_change`` in ``Database.transact``.
     """
-    if also is None and db.dialect == "postgresql" and _plain(loaded, change):
+    if also is None and not db.is_sqlite and _plain(loaded, change):
         return await _commit_plain(db, loaded, change), None
 
     def work(conn: Connection) -> tuple[Committed, T | None]:

@@ -8,6 +8,7 @@ session-wide server; tests that restart or double the server start their own on 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
@@ -83,6 +84,20 @@ async def _pg(statement: str) -> None:
         await conn.close()
 
 
+@contextlib.contextmanager
+def pg_database(prefix: str, *settings: str) -> Iterator[str]:
+    """A new PostgreSQL database (``ALTER DATABASE ... SET`` each of ``settings``), dropped
+    afterwards: its URL."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_pg(f'CREATE DATABASE "{name}"'))
+    for setting in settings:
+        asyncio.run(_pg(f'ALTER DATABASE "{name}" SET {setting}'))
+    try:
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def database_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -91,14 +106,9 @@ def database_url(
         path: Path = tmp_path_factory.mktemp("db") / "ginrummy.db"
         yield f"sqlite+aiosqlite:///{path}"
         return
-    name = f"ginrummy_test_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_pg(f'CREATE DATABASE "{name}"'))
     # Durability is not under test here; speed is welcome.
-    asyncio.run(_pg(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
-    try:
-        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with pg_database("ginrummy_test", "synchronous_commit = off") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

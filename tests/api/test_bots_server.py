@@ -7,7 +7,6 @@ import asyncio
 import json
 import sys
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.service.bots import BotRunner
-from tests.api.conftest import Server, _pg, start_server
+from tests.api.conftest import Server, pg_database, start_server
 from tests.api.helpers import JSON, Player, choose, get_table, new_player, new_table
 
 SHORT = {"preset": "standard", "rules": {"target": 30}}
@@ -31,12 +30,8 @@ def fresh_url(database_url: str, tmp_path: Path) -> Iterator[str]:
     if database_url.startswith("sqlite"):
         yield f"sqlite+aiosqlite:///{tmp_path / 'bots.db'}"
         return
-    name = f"ginrummy_bots_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_pg(f'CREATE DATABASE "{name}"'))
-    try:
-        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with pg_database("ginrummy_bots") as url:
+        yield url
 
 
 @pytest.fixture

@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Iterator
 
 import asyncpg
 import httpx
 import pytest
 
-from tests.api.conftest import PG_ADMIN, _pg, start_server
+from tests.api.conftest import PG_ADMIN, pg_database, start_server
 from tests.api.helpers import get_table, mover, seated_table, step
 
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    name = f"ginrummy_outage_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_pg(f'CREATE DATABASE "{name}"'))
-    try:
-        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with pg_database("ginrummy_outage") as url:
+        yield url
 
 
 async def _terminate_connections(database: str) -> int:

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import TypeVar
-
-import pytest
 
 from app.engine import Action
 from app.service.commands import Chat, Join, Play, Start
 from app.service.hub import QUEUE_LIMIT, Hub, Notification, Subscription
-from app.service.tables import ChatLimiter, TableService
-from app.store import Database, run_migrations
+from app.service.tables import TableService
 
 T = TypeVar("T")
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[TableService]:
-    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'hub.db'}")
-    await run_migrations(db)
-    yield TableService(db, Hub(), ChatLimiter(5, 10.0))
-    await db.close()
 
 
 async def _drain(sub: Subscription[T]) -> list[T]:

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
 from sqlalchemy import text
 
-from app.service.hub import Hub
-from app.service.tables import ChatLimiter, Idempotency, TableService
-from app.store import Database, run_migrations
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[TableService]:
-    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'idem.db'}")
-    await run_migrations(db)
-    yield TableService(db, Hub(), ChatLimiter(5, 10.0))
-    await db.close()
+from app.service.tables import Idempotency, TableService
 
 
 async def test_only_responses_older_than_the_ttl_are_purged(service: TableService) -> None:

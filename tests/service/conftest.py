@@ -1,0 +1,20 @@
+"""The service over a real SQLite file, migrated, with a fresh Hub."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from app.service.hub import Hub
+from app.service.tables import ChatLimiter, TableService
+from app.store import Database, run_migrations
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[TableService]:
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'service.db'}")
+    await run_migrations(db)
+    yield TableService(db, Hub(), ChatLimiter(5, 10.0))
+    await db.close()
