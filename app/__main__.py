@@ -17,6 +17,7 @@ def main() -> None:
         host=settings.host,
         port=settings.port,
         ws_per_message_deflate=False,
+        ws_max_size=settings.ws_max_message_bytes,
     )
 
 

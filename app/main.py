@@ -19,6 +19,7 @@ from datetime import timedelta
 from fastapi import FastAPI
 
 from app.api import errors
+from app.api.request_body import BodyLimit
 from app.api.routes import health, live, moves, players, tables
 from app.service.bots import BotRunner
 from app.service.hub import Hub
@@ -113,6 +114,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
     # Moves first: routes are matched in order, and moves are most of the traffic.
     for module in (moves, players, tables, live, health):

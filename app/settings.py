@@ -36,5 +36,11 @@ class Settings(BaseSettings):
     # ``idempotency_purge_interval`` seconds more); a retry after that applies anew.
     idempotency_ttl_hours: float = 24.0
     idempotency_purge_interval: float = 3600.0
+    # The largest request body accepted (413 payload_too_large beyond it). The largest valid
+    # one, a 500-character chat line written as JSON \u escapes, is about 6 KB.
+    max_body_bytes: int = 8192
+    # The largest WebSocket message a client may send (uvicorn closes with 1009 beyond it);
+    # a move or a ping is under 200 bytes.
+    ws_max_message_bytes: int = 16384
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True

@@ -10,6 +10,7 @@ command route documents the Idempotency-Key header with ``openapi_extra=IDEMPOTE
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -23,10 +24,14 @@ from app.service.errors import InvalidError
 from app.service.tables import Idempotency, TableService
 
 IDEMPOTENCY_KEY_MAX = 200
+# Visible ASCII only: what every HTTP stack carries unchanged, and every database stores.
+IDEMPOTENCY_KEY = re.compile(rf"[!-~]{{1,{IDEMPOTENCY_KEY_MAX}}}")
 _IDEMPOTENCY_KEY_DOC = (
-    "Retrying with the same key returns the first response and applies nothing twice."
+    "Retrying with the same key returns the first response and applies nothing twice; "
+    f"1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters (422 invalid_idempotency_key). "
+    "The same key with another request is 409 idempotency_key_reused."
 )
-# The parameter as FastAPI documents an optional ``Header(alias="Idempotency-Key")``.
+# The optional header, with the constraints ``idempotency`` enforces.
 IDEMPOTENT: dict[str, Any] = {
     "parameters": [
         {
@@ -35,8 +40,10 @@ IDEMPOTENT: dict[str, Any] = {
             "required": False,
             "description": _IDEMPOTENCY_KEY_DOC,
             "schema": {
-                "anyOf": [{"type": "string"}, {"type": "null"}],
-                "description": _IDEMPOTENCY_KEY_DOC,
+                "type": "string",
+                "minLength": 1,
+                "maxLength": IDEMPOTENCY_KEY_MAX,
+                "pattern": f"^{IDEMPOTENCY_KEY.pattern}$",
                 "title": "Idempotency-Key",
             },
         }
@@ -118,10 +125,10 @@ async def idempotency(request: Request) -> Idempotency | None:
     key = request.headers.get("idempotency-key")
     if key is None:
         return None
-    if not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX:
+    if not IDEMPOTENCY_KEY.fullmatch(key):
         raise InvalidError(
             "invalid_idempotency_key",
-            f"Idempotency-Key has 1 to {IDEMPOTENCY_KEY_MAX} characters",
+            f"Idempotency-Key has 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters",
         )
     digest = hashlib.sha256(f"{request.method} {request.url.path}\n".encode())
     digest.update(await request.body())

@@ -15,7 +15,9 @@ RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ..
 RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
                                invalid_ruleset
 InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level
-validation             422     invalid_request (with ``details``)
+validation             422     invalid_request (with ``details``): a body that is not strict
+                               JSON (``app.api.request_body``) or does not fit its schema
+RequestBodyLimit       413     payload_too_large: a body over ``max_body_bytes``
 RateLimitedError       429     rate_limited (with a ``Retry-After`` header)
 database unreachable   503     database_unavailable (with ``Retry-After: 1``): the
                                connection dropped (a restart) or another process held
@@ -85,21 +87,36 @@ async def _rule_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(exc.to_dict(), status_code=422 if exc.code in INPUT_CODES else 409)
 
 
+def payload_too_large(limit: int) -> dict[str, str]:
+    return error_body("payload_too_large", f"a request body has at most {limit} bytes")
+
+
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    details = _json_safe(jsonable_encoder(exc.errors(), custom_encoder={Exception: str}))
+    details = _json_safe(
+        jsonable_encoder(
+            exc.errors(),
+            custom_encoder={Exception: str, bytes: lambda b: b.decode("utf-8", "replace")},
+        )
+    )
     first = details[0] if details else {}
-    where = ".".join(str(p) for p in first.get("loc", ()))
-    message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
+    if first.get("type") == "json_invalid":
+        message = f"the body is not valid JSON: {first.get('ctx', {}).get('error', '')}"
+    else:
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
     return JSONResponse(
         {"code": "invalid_request", "message": message, "details": details}, status_code=422
     )
 
 
 def _json_safe(value: Any) -> Any:
-    """``value`` with NaN and infinities (valid to Python's JSON parser, not JSON) as strings."""
+    """``value`` with what JSON cannot carry made text: NaN and infinities as strings, a lone
+    surrogate (which no UTF-8 encoder takes) as its ``\\udXXX`` escape."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode()
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -107,12 +124,14 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return JSONResponse(
-        error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
-    )
+    if exc.status_code == 413:  # ``request_body.BodyLimit`` counted a streamed body past it
+        body = payload_too_large(request.app.state.settings.max_body_bytes)
+    else:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        body = error_body(code, str(exc.detail))
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:

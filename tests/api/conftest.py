@@ -64,7 +64,12 @@ def start_server(database_url: str, **overrides: object) -> Server:
         **{"bot_draw_delay": 0.0, "bot_discard_delay": 0.0, **overrides},  # type: ignore[arg-type]
     )
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        create_app(settings),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        ws_max_size=settings.ws_max_message_bytes,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

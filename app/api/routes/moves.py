@@ -8,12 +8,13 @@ from fastapi import APIRouter, Body
 from fastapi.responses import JSONResponse
 
 from app.api.deps import Caller, CommandCaller
+from app.api.request_body import StrictJSONRoute
 from app.api.routes.common import COMMAND_ROUTE, submit
 from app.api.schemas import CardBody, DrawBody, Versioned
 from app.engine import Action
 from app.service.commands import Play
 
-router = APIRouter(prefix="/v1/tables/{table_id}", tags=["moves"])
+router = APIRouter(prefix="/v1/tables/{table_id}", tags=["moves"], route_class=StrictJSONRoute)
 
 OptionalVersioned = Annotated[Versioned | None, Body()]
 

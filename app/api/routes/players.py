@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.api.deps import CurrentActor, ServiceDep
+from app.api.request_body import StrictJSONRoute
 from app.api.schemas import (
     MatchRecordOut,
     PlayerCreate,
@@ -13,7 +14,7 @@ from app.api.schemas import (
     error_responses,
 )
 
-router = APIRouter(prefix="/v1/players", tags=["players"])
+router = APIRouter(prefix="/v1/players", tags=["players"], route_class=StrictJSONRoute)
 
 
 @router.post("", status_code=201, response_model=PlayerCreated, responses=error_responses(422))

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
 from app.api.deps import IDEMPOTENT, CommandCaller, ServiceDep, ViewerDep
+from app.api.request_body import StrictJSONRoute
 from app.api.routes.common import COMMAND_ROUTE, command_response, submit
 from app.api.schemas import (
     EVENTS_EXAMPLE,
@@ -25,7 +26,7 @@ from app.api.schemas import (
 )
 from app.service.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, Start
 
-router = APIRouter(tags=["tables"])
+router = APIRouter(tags=["tables"], route_class=StrictJSONRoute)
 
 
 @router.post(
