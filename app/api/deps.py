@@ -50,6 +50,9 @@ IDEMPOTENT: dict[str, Any] = {
     ]
 }
 
+# A read a spectator may make without a token: ``{}`` in ``security`` makes the scheme optional.
+TOKEN_OPTIONAL: dict[str, Any] = {"security": [{}]}
+
 
 def bearer_token(headers: Headers) -> str | None:
     """The token of an ``Authorization: Bearer`` header; None without one."""

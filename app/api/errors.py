@@ -38,6 +38,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from app.engine import RuleError
 from app.service.errors import (
@@ -126,12 +127,26 @@ def _json_safe(value: Any) -> Any:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
+    headers = exc.headers
     if exc.status_code == 413:  # ``request_body.BodyLimit`` counted a streamed body past it
         body = payload_too_large(request.app.state.settings.max_body_bytes)
     else:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         body = error_body(code, str(exc.detail))
-    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+    if exc.status_code == 405:
+        # Starlette lists the methods of the first route on the path only.
+        headers = {"Allow": ", ".join(_allowed_methods(request))}
+    return JSONResponse(body, status_code=exc.status_code, headers=headers)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers on the request's path."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match is not Match.NONE:
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:

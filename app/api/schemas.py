@@ -375,7 +375,12 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     401: ("missing or unknown bearer token", "unauthorized", "a bearer token is required"),
     403: ("not your seat", "not_seated", "you do not hold a seat at this table"),
     404: ("unknown table", "table_not_found", "no table 'nope'"),
-    409: ("a rule or the table's state says no", "not_your_turn", "it is the other player's turn"),
+    409: (
+        "a rule or the table's state says no, or the Idempotency-Key came with another request",
+        "not_your_turn",
+        "it is the other player's turn",
+    ),
+    413: ("the body is too large", "payload_too_large", "a request body has at most 8192 bytes"),
     422: ("malformed body", "invalid_request", "body.card: Value error, not a card: 'ZZ'"),
     429: ("too many chat lines", "rate_limited", "at most 5 chat lines per 10 s"),
 }

@@ -12,7 +12,7 @@ from app.api.schemas import CommandOut, Versioned, error_responses
 from app.service.commands import Command
 from app.service.tables import Result
 
-COMMAND_ERRORS = error_responses(401, 403, 404, 409, 422)
+COMMAND_ERRORS = error_responses(401, 403, 404, 409, 413, 422)
 # A command's route: its response, its errors and its Idempotency-Key header.
 COMMAND_ROUTE: dict[str, Any] = {
     "response_model": CommandOut,

@@ -17,7 +17,7 @@ from app.api.schemas import (
 router = APIRouter(prefix="/v1/players", tags=["players"], route_class=StrictJSONRoute)
 
 
-@router.post("", status_code=201, response_model=PlayerCreated, responses=error_responses(422))
+@router.post("", status_code=201, response_model=PlayerCreated, responses=error_responses(413, 422))
 async def create_player(body: PlayerCreate, service: ServiceDep) -> PlayerCreated:
     """Create an anonymous player; the token is returned once and only its hash is kept."""
     actor, token = await service.create_player(body.name)

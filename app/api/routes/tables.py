@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
-from app.api.deps import IDEMPOTENT, CommandCaller, ServiceDep, ViewerDep
+from app.api.deps import IDEMPOTENT, TOKEN_OPTIONAL, CommandCaller, ServiceDep, ViewerDep
 from app.api.request_body import StrictJSONRoute
 from app.api.routes.common import COMMAND_ROUTE, command_response, submit
 from app.api.schemas import (
@@ -33,7 +33,7 @@ router = APIRouter(tags=["tables"], route_class=StrictJSONRoute)
     "/v1/tables",
     status_code=201,
     response_model=TableOut,
-    responses=error_responses(401, 422),
+    responses=error_responses(401, 409, 413, 422),
     openapi_extra=IDEMPOTENT,
 )
 async def create_table(body: TableCreate, caller: CommandCaller) -> JSONResponse:
@@ -45,7 +45,10 @@ async def create_table(body: TableCreate, caller: CommandCaller) -> JSONResponse
 
 
 @router.get(
-    "/v1/tables/{table_id}", response_model=TableOut, responses=error_responses(401, 404, 422)
+    "/v1/tables/{table_id}",
+    response_model=TableOut,
+    responses=error_responses(401, 404, 422),
+    openapi_extra=TOKEN_OPTIONAL,
 )
 async def get_table(table_id: str, viewer: ViewerDep) -> dict[str, Any]:
     """Your view of the table: a seat's view, or a spectator's (no token, or not seated)."""
@@ -101,7 +104,7 @@ async def choose_deck(table_id: str, body: DeckBody, caller: CommandCaller) -> J
 @router.post(
     "/v1/tables/{table_id}/chat",
     response_model=CommandOut,
-    responses=error_responses(401, 404, 422, 429),
+    responses=error_responses(401, 403, 404, 409, 413, 422, 429),
     openapi_extra=IDEMPOTENT,
 )
 async def chat(table_id: str, body: ChatBody, caller: CommandCaller) -> JSONResponse:
@@ -116,6 +119,7 @@ async def chat(table_id: str, body: ChatBody, caller: CommandCaller) -> JSONResp
         200: {"content": {"application/json": {"example": EVENTS_EXAMPLE}}},
         **error_responses(401, 404, 422),
     },
+    openapi_extra=TOKEN_OPTIONAL,
 )
 async def events(
     table_id: str,
