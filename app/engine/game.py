@@ -586,6 +586,7 @@ def _end_hand(
             big_gin_bonus=rules.big_gin_bonus,
             undercut_bonus=rules.undercut_bonus,
             multiplier=hand.multiplier,
+            layoff=rules.layoff,
         )
         winner = knocker if s.knocker_won else _opponent(knocker)
         result.update(
@@ -613,7 +614,7 @@ def _finish(state: MatchState, winner: int, reason: str) -> list[Event]:
     loser = _opponent(winner)
     bonuses = [{"game": 0, "line": 0}, {"game": 0, "line": 0}]
     if reason == "target":
-        shutout = state.scores[loser] == 0 and rules.shutout_bonus
+        shutout = state.scores[loser] == 0
         bonuses[winner]["game"] = rules.shutout_bonus if shutout else rules.game_bonus
         for s in (0, 1):
             bonuses[s]["line"] = rules.line_bonus * state.hands_won[s]

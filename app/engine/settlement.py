@@ -2,11 +2,16 @@
 
 After a plain knock the defender lays off deadwood onto the knocker's melds: a 4th card onto a
 3-card set, or cards extending a run at either end, chains included (a 7 then an 8 onto
-4-5-6). The defender's own melds and its layoffs are chosen jointly by one exact search: every
-feasible set S of cards that could be laid off is tried, and the defender keeps the best
-arrangement of the rest, so the final deadwood is ``min over S of deadwood(defender & ~S)``.
-A card-by-card pass (arrange first, then lay off the leftovers) can miss a better choice, e.g.
-breaking a 4-set to lay its 7 and then an 8 onto a 4-5-6 run.
+4-5-6). Two methods, the ruleset's ``layoff`` field:
+
+* ``joint`` (RULES.md §6.2, seed 002): the defender's own melds and its layoffs are chosen
+  jointly by one exact search: every feasible set S of cards that could be laid off is tried,
+  and the defender keeps the best arrangement of the rest, so the final deadwood is
+  ``min over S of deadwood(defender & ~S)``. It may break a 4-set to lay its 7 and then an 8
+  onto a 4-5-6 run.
+* ``arrange_first`` (seed 000, ``cardems``): the defender's hand is arranged into its best melds
+  first (``arrange()``), and only the deadwood left over is laid off, chains included, by the
+  same exact search over those cards.
 
 Tie-breaks (deterministic):
 
@@ -37,6 +42,7 @@ from app.engine.cards import (
 from app.engine.melds import arrange, deadwood, melds_within
 
 OUTCOMES = ("knock", "undercut", "gin", "big_gin")
+LAYOFF_METHODS = ("joint", "arrange_first")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +178,12 @@ def _meld_options(meld: int, index: int, defender: int) -> list[_Plan]:
     return options
 
 
-def _best_layoffs(knocker_melds: tuple[int, ...], defender: int) -> tuple[int, _Plan]:
-    """(defender's final deadwood, its best layoff plan) against these knocker melds."""
+def _best_layoffs(knocker_melds: tuple[int, ...], defender: int, pool: int) -> tuple[int, _Plan]:
+    """(defender's final deadwood, its best layoff plan of cards from ``pool``) against these
+    knocker melds."""
     plans: list[_Plan] = [(0, ())]
     for i, meld in enumerate(knocker_melds):
-        options = _meld_options(meld, i, defender)
+        options = _meld_options(meld, i, pool)
         if len(options) > 1:
             plans = [
                 (used | more, lays + extra)
@@ -213,13 +220,17 @@ def settle(
     big_gin_bonus: int,
     undercut_bonus: int,
     multiplier: int = 1,
+    layoff: str = "joint",
 ) -> Settlement:
     """Settle a hand ended by a knock (gin when the knocker's deadwood is 0) or big gin.
 
     ``knocker_hand`` holds the knocker's 10 cards after the discard (11 for big gin),
-    ``defender_hand`` the defender's 10. The knock limit is the caller's to check. Raises
-    ValueError for big gin with deadwood, hands that share a card, or a bit that is no card.
+    ``defender_hand`` the defender's 10; ``layoff`` is one of ``LAYOFF_METHODS``. The knock
+    limit is the caller's to check. Raises ValueError for big gin with deadwood, hands that
+    share a card, a bit that is no card, or an unknown layoff method.
     """
+    if layoff not in LAYOFF_METHODS:
+        raise ValueError(f"unknown layoff method: {layoff!r}")
     if knocker_hand & defender_hand:
         raise ValueError("the knocker's and the defender's hands share a card")
     if (knocker_hand | defender_hand) & ~FULL_DECK_MASK:
@@ -245,13 +256,17 @@ def settle(
         )
 
     arrange_choice = knocker.meld_masks
-    choices = [(m, *_best_layoffs(m, defender_hand)) for m in all_best_arrangements(knocker_hand)]
+    own = arrange(defender_hand)
+    pool = defender_hand if layoff == "joint" else own.deadwood_mask
+    choices = [
+        (m, *_best_layoffs(m, defender_hand, pool)) for m in all_best_arrangements(knocker_hand)
+    ]
     # Highest defender deadwood; then arrange()'s own choice; then fewer layoffs; then list order.
-    melds, _, plan = min(choices, key=lambda c: (-c[1], c[0] != arrange_choice, len(c[2][1])))
-
-    laid, layoffs = plan
-    defender = arrange(defender_hand & ~laid)
-    d = defender.deadwood
+    melds, d, (laid, layoffs) = min(
+        choices, key=lambda c: (-c[1], c[0] != arrange_choice, len(c[2][1]))
+    )
+    # Arranged first, the defender keeps its melds and only deadwood was laid off.
+    defender = arrange(defender_hand & ~laid) if layoff == "joint" else own
     knocker_won = k < d
     return Settlement(
         outcome="knock" if knocker_won else "undercut",
@@ -261,7 +276,7 @@ def settle(
         knocker_deadwood_mask=knocker_hand & ~_union(melds),
         knocker_deadwood=k,
         defender_melds=defender.meld_masks,
-        defender_deadwood_mask=defender.deadwood_mask,
+        defender_deadwood_mask=defender.deadwood_mask & ~laid,
         defender_deadwood=d,
         layoffs=layoffs,
     )

@@ -307,8 +307,13 @@ def test_oklahoma_limit_is_the_upcard_value() -> None:
 # --- the match --------------------------------------------------------------------------
 
 
-def _win_hand(preset: str, scores: tuple[int, int], hands_won: tuple[int, int]) -> object:
-    rules = make_ruleset(preset, {"upcard_offer": False})
+def _win_hand(
+    preset: str,
+    scores: tuple[int, int],
+    hands_won: tuple[int, int],
+    overrides: dict[str, int] | None = None,
+) -> object:
+    rules = make_ruleset(preset, {"upcard_offer": False, **(overrides or {})})
     state = position(KNOCKER, DEFENDER_18, "QH", stock_top="KD", rules=rules, scores=scores)
     state.hands_won = list(hands_won)
     return play(state, (0, "draw_stock", None), (0, "knock", "KD"))
@@ -326,6 +331,16 @@ def test_match_ends_at_target_with_game_and_line_bonuses() -> None:
 def test_shutout_doubles_the_game_bonus() -> None:
     state = _win_hand("reino", (90, 0), (2, 0))
     assert state.final_scores == [101 + 200 + 3 * 25, 0]  # type: ignore[attr-defined]
+
+
+def test_shutout_doubles_an_overridden_game_bonus() -> None:
+    # RULES.md §8: the shutout is derived from game_bonus, whatever the preset.
+    state = _win_hand("standard", (90, 0), (2, 0), {"game_bonus": 100})
+    assert state.final_scores == [101 + 200, 0]  # type: ignore[attr-defined]
+    state = _win_hand("reino", (90, 0), (2, 0), {"game_bonus": 50})
+    assert state.final_scores == [101 + 100 + 3 * 25, 0]  # type: ignore[attr-defined]
+    state = _win_hand("reino", (90, 5), (2, 1), {"game_bonus": 50})
+    assert state.final_scores == [101 + 50 + 3 * 25, 5 + 25]  # type: ignore[attr-defined]
 
 
 def test_standard_has_no_match_bonuses() -> None:
@@ -360,6 +375,8 @@ def test_rulesets_validate_overrides() -> None:
         ("standard", {"upcard_offer": 1}, "invalid_ruleset"),
         ("standard", {"dead_hand_at": True}, "invalid_ruleset"),
         ("standard", {"first_dealer": "me"}, "invalid_ruleset"),
+        ("standard", {"layoff": "greedy"}, "invalid_ruleset"),
+        ("standard", {"shutout_bonus": 200}, "invalid_ruleset"),
     ]:
         with pytest.raises(RuleError) as err:
             make_ruleset(preset, overrides)
@@ -385,6 +402,16 @@ def test_presets_match_the_rule_book() -> None:
             r.line_bonus,
         ) == row
         assert (r.knock_limit, r.gin_bonus, r.target, r.winner_deals) == (10, 25, 100, True)
+        assert r.layoff == ("arrange_first" if name == "cardems" else "joint")
+        assert r.shutout_bonus == 2 * r.game_bonus
+    assert make_ruleset("standard", {"layoff": "arrange_first"}).layoff == "arrange_first"
+    assert make_ruleset("cardems", {"layoff": "joint"}).layoff == "joint"
+
+
+def test_a_stored_ruleset_with_a_shutout_bonus_still_loads() -> None:
+    # Tables stored before the shutout was derived from game_bonus hold the retired field.
+    stored = {**make_ruleset("reino").to_dict(), "shutout_bonus": 200}
+    assert Ruleset.from_dict(stored) == make_ruleset("reino")
 
 
 def test_ruleset_to_dict_is_every_field_and_round_trips() -> None:

@@ -1,10 +1,12 @@
-"""Settlement after a knock: layoffs chosen jointly, the knocker's tie-break, the scoring."""
+"""Settlement after a knock: layoffs (joint or arranged first), the knocker's tie-break, the
+scoring."""
 
 from __future__ import annotations
 
 import json
 import random
 from functools import lru_cache
+from typing import TypedDict
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -14,18 +16,31 @@ from app.engine.cards import ALL_CARDS, FULL_DECK_MASK, POINTS, parse_cards, to_
 from app.engine.melds import arrange, deadwood
 from app.engine.settlement import Layoff, Settlement, all_best_arrangements, settle
 
-STANDARD = {"gin_bonus": 25, "big_gin_bonus": 31, "undercut_bonus": 25}
-CLASSIC = {"gin_bonus": 25, "big_gin_bonus": 0, "undercut_bonus": 10}
+
+class Bonuses(TypedDict):
+    gin_bonus: int
+    big_gin_bonus: int
+    undercut_bonus: int
+
+
+STANDARD = Bonuses(gin_bonus=25, big_gin_bonus=31, undercut_bonus=25)
+CLASSIC = Bonuses(gin_bonus=25, big_gin_bonus=0, undercut_bonus=10)
 
 
 def hand(text: str) -> int:
     return to_mask(parse_cards(text.split()))
 
 
-def knock(knocker: str | int, defender: str | int, **rules: int) -> Settlement:
+def knock(
+    knocker: str | int,
+    defender: str | int,
+    layoff: str = "joint",
+    bonuses: Bonuses = STANDARD,
+    multiplier: int = 1,
+) -> Settlement:
     k = hand(knocker) if isinstance(knocker, str) else knocker
     d = hand(defender) if isinstance(defender, str) else defender
-    return settle(k, d, big_gin=False, **(STANDARD | rules))
+    return settle(k, d, big_gin=False, layoff=layoff, multiplier=multiplier, **bonuses)
 
 
 # --- an oracle that shares nothing with the engine's meld code --------------------------------
@@ -102,6 +117,12 @@ def most_laid_off(melds: tuple[int, ...], left: int) -> int:
                 grown = (*melds[:i], m | 1 << c, *melds[i + 1 :])
                 best = max(best, POINTS[c] + most_laid_off(grown, left & ~(1 << c)))
     return best
+
+
+def oracle_arranged_first(knocker_melds: tuple[int, ...], defender: int) -> int:
+    """The defender's final deadwood when its best melds stand and only deadwood is laid off."""
+    left = arrange(defender).deadwood_mask
+    return pts(left) - most_laid_off(knocker_melds, left)
 
 
 def oracle_defender(knocker_melds: tuple[int, ...], defender: int) -> int:
@@ -185,7 +206,7 @@ def test_a_tie_at_7_is_an_undercut_worth_the_bonus() -> None:
 
 
 def test_classic_undercut_bonus_is_10() -> None:
-    s = knock(KNOCKER_7, "AH AD AS 5H 6H 7H 2S 3S 4S 2D", **CLASSIC)
+    s = knock(KNOCKER_7, "AH AD AS 5H 6H 7H 2S 3S 4S 2D", bonuses=CLASSIC)
     assert (s.outcome, s.points) == ("undercut", 7 - 2 + 10)
 
 
@@ -269,6 +290,33 @@ def test_joint_search_beats_the_greedy_pass() -> None:
     assert s.points == 29 - 1
     assert [lay["card"] for lay in s.to_dict()["layoffs"]] == ["7H", "8H"]
     check_consistent(s, hand(knocker), hand(defender))
+
+
+def test_the_issue_hand_keeps_42_jointly_and_50_arranged_first() -> None:
+    # Joint: break the four 7s, lay 7H then 8H onto 4-5-6H. Arranged first (seed 000): the
+    # four 7s stand, and none of 8H KS QD JH 9D 3C fits the knocker's melds.
+    knocker = "4H 5H 6H 2S 3S 4S TC JC QC AD"
+    defender = "7C 7D 7S 7H 8H KS QD JH 9D 3C"
+    joint = knock(knocker, defender)
+    assert joint.defender_deadwood == 42 and joint.points == 41
+    assert [lay["card"] for lay in joint.to_dict()["layoffs"]] == ["7H", "8H"]
+    first = knock(knocker, defender, layoff="arrange_first")
+    assert first.defender_deadwood == 50 and first.points == 49 and first.layoffs == ()
+    assert first.to_dict()["defender_melds"] == [["7C", "7D", "7H", "7S"]]
+    for s in (joint, first):
+        check_consistent(s, hand(knocker), hand(defender))
+
+
+def test_arranged_first_still_lays_off_chains_of_deadwood() -> None:
+    # 7S then 8S onto 4-5-6S, both deadwood of the defender's best arrangement.
+    s = knock("4S 5S 6S 9D 9H 9C JC QC KC AD", "7S 8S 2H 2D 2C KD QH 5H 3C 4D", "arrange_first")
+    assert [lay["card"] for lay in s.to_dict()["layoffs"]] == ["7S", "8S"]
+    assert s.defender_deadwood == 10 + 10 + 5 + 3 + 4
+
+
+def test_an_unknown_layoff_method_is_refused() -> None:
+    with pytest.raises(ValueError, match="layoff"):
+        knock("4H 5H 6H 2S 3S 4S TC JC QC AD", "7C 7D 7S 7H 8H KS QD JH 9D 3C", "greedy")
 
 
 TIED_KNOCKER = "7C 7D 7H 7S 8S 9S TS AC 2D"  # + one card chosen per test
@@ -429,3 +477,18 @@ def test_layoffs_are_never_worse_than_greedy(seed: int) -> None:
     defender = random_defender(rng, knocker, dense=True)
     s = knock(knocker, defender)
     assert s.defender_deadwood <= greedy_defender(s.knocker_melds, defender)
+
+
+@PROPERTY
+@given(SEEDS, st.booleans())
+def test_arranged_first_matches_its_oracle_and_never_beats_joint(seed: int, dense: bool) -> None:
+    rng = random.Random(seed)
+    knocker = random_knocker(rng)
+    assume(deadwood(knocker) > 0)
+    defender = random_defender(rng, knocker, dense)
+    first = knock(knocker, defender, "arrange_first")
+    check_consistent(first, knocker, defender)
+    d = max(oracle_arranged_first(a, defender) for a in oracle_best_arrangements(knocker))
+    assert first.defender_deadwood == d
+    assert first.defender_melds == arrange(defender).meld_masks
+    assert knock(knocker, defender).defender_deadwood <= d
