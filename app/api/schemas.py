@@ -6,10 +6,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from app.engine import parse_card
+from app.engine import PRESETS, parse_card
+from app.engine.rules import BOOLS, CHOICES, RANGES
 from app.service.commands import CHAT_MAX
 
 DeckDesign = Literal["classic", "royal", "neon", "forest"]
+# A card code as ``parse_card`` reads it: rank (A, 2-9, T or 10, J, Q, K) and suit, any case.
+CARD_PATTERN = r"^\s*(10|[2-9TtJjQqKkAa])[CcDdHhSs]\s*$"
+# A chat line: no control characters but newline and tab, and something besides whitespace.
+_TEXT_CHAR = r"[^\x00-\x08\x0b-\x1f\x7f]"
+CHAT_PATTERN = rf"^{_TEXT_CHAR}*[^\s\x00-\x1f\x7f]{_TEXT_CHAR}*$"
 
 PLAYER_ID = "5f0c7d2e9a5b4c3e8f1a2b3c4d5e6f70"
 OPPONENT_ID = "9b8a7c6d5e4f40312a1b2c3d4e5f6a7b"
@@ -26,6 +32,18 @@ def _printable(value: str, *, allow_newlines: bool = False) -> str:
     if any((ord(c) < 32 and c not in allowed) or c == "\x7f" for c in value):
         raise ValueError("control characters are not allowed")
     return value
+
+
+def _rule_overrides_schema() -> dict[str, Any]:
+    """The JSON schema of a table's rule overrides, read from the engine's own limits (the
+    engine validates them: 422 ``invalid_ruleset`` otherwise)."""
+    properties: dict[str, Any] = {name: {"type": "boolean"} for name in sorted(BOOLS)}
+    properties |= {name: {"enum": list(values)} for name, values in CHOICES.items()}
+    properties |= {
+        name: {"type": "integer", "minimum": low, "maximum": high}
+        for name, (low, high) in RANGES.items()
+    }
+    return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
 def _example(value: Any) -> ConfigDict:
@@ -125,8 +143,16 @@ class TableCreate(Body):
         },
     )
 
-    preset: str = Field("standard", description="standard, cardems, reino, classic, oklahoma")
-    rules: dict[str, Any] = Field(default_factory=dict, description="Overrides of rule fields.")
+    preset: str = Field(
+        "standard",
+        description=", ".join(PRESETS),
+        json_schema_extra={"enum": list(PRESETS)},
+    )
+    rules: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Overrides of rule fields (RULES.md §9).",
+        json_schema_extra=_rule_overrides_schema(),
+    )
     deck_design: DeckDesign = "classic"
 
 
@@ -273,7 +299,10 @@ class CardBody(Versioned):
         json_schema_extra={"examples": [{"card": "QC"}, {"card": "10h", "expected_version": 8}]},
     )
 
-    card: str = Field(description="A card code: AS, TH, 10h, kc ...")
+    card: str = Field(
+        description="A card code: AS, TH, 10h, kc ...",
+        json_schema_extra={"pattern": CARD_PATTERN},
+    )
 
     @field_validator("card")
     @classmethod
@@ -286,7 +315,12 @@ class ChatBody(Body):
         extra="forbid", json_schema_extra={"examples": [{"text": "good game!"}]}
     )
 
-    text: str = Field(description=f"1 to {CHAT_MAX} characters after trimming.")
+    text: str = Field(
+        max_length=CHAT_MAX,
+        description=f"At most {CHAT_MAX} characters, not all whitespace; no control characters "
+        "but newline and tab.",
+        json_schema_extra={"pattern": CHAT_PATTERN},
+    )
 
     @field_validator("text")
     @classmethod

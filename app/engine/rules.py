@@ -108,6 +108,9 @@ def make_ruleset(preset: str = "standard", overrides: Mapping[str, Any] | None =
                 raise RuleError("invalid_ruleset", f"{name} must be one of {CHOICES[name]}")
         else:
             low, high = RANGES[name]
+            # JSON has one number type: 150.0 is the integer 150 (as JSON Schema says).
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise RuleError(
                     "invalid_ruleset", f"{name} must be an integer from {low} to {high}"

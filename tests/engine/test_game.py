@@ -376,6 +376,7 @@ def test_rulesets_validate_overrides() -> None:
         ("standard", {"dead_hand_at": True}, "invalid_ruleset"),
         ("standard", {"first_dealer": "me"}, "invalid_ruleset"),
         ("standard", {"layoff": "greedy"}, "invalid_ruleset"),
+        ("standard", {"target": 150.5}, "invalid_ruleset"),
         ("standard", {"shutout_bonus": 200}, "invalid_ruleset"),
     ]:
         with pytest.raises(RuleError) as err:
@@ -405,6 +406,7 @@ def test_presets_match_the_rule_book() -> None:
         assert r.layoff == ("arrange_first" if name == "cardems" else "joint")
         assert r.shutout_bonus == 2 * r.game_bonus
     assert make_ruleset("standard", {"layoff": "arrange_first"}).layoff == "arrange_first"
+    assert make_ruleset("standard", {"target": 150.0}).to_dict()["target"] == 150
     assert make_ruleset("cardems", {"layoff": "joint"}).layoff == "joint"
 
 
