@@ -141,12 +141,12 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 def _allowed_methods(request: Request) -> list[str]:
     """Every method some route of the app answers on the request's path."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches({**request.scope, "method": "GET"})
-        if match is not Match.NONE:
-            methods.update(getattr(route, "methods", None) or ())
-    return sorted(methods)
+    routes = request.app.router.routes
+    return [
+        method
+        for method in ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+        if any(r.matches({**request.scope, "method": method})[0] is Match.FULL for r in routes)
+    ]
 
 
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:

@@ -272,3 +272,12 @@ async def test_hostile_input_is_refused_never_a_500(client: httpx.AsyncClient) -
         assert r.status_code == status, (path, content, r.text)
         assert r.json()["code"] and r.json()["message"]
     assert (await client.get("/readyz")).status_code == 200
+
+
+async def test_405_allow_lists_every_method_of_the_path(client: httpx.AsyncClient) -> None:
+    table_id, _ = await seated_table(client)
+    r = await client.options(f"/v1/tables/{table_id}/bot")
+    assert r.status_code == 405 and r.json()["code"] == "method_not_allowed"
+    assert r.headers["Allow"] == "DELETE, POST"
+    r = await client.put(f"/v1/tables/{table_id}")
+    assert r.status_code == 405 and r.headers["Allow"] == "GET"

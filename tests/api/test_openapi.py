@@ -55,3 +55,22 @@ def test_every_authenticated_change_documents_the_idempotency_key() -> None:
         "scheme": "bearer",
         "description": "The token from `POST /v1/players`.",
     }
+
+
+def test_the_document_says_what_the_server_checks() -> None:
+    spec = create_app().openapi()
+    paths = spec["paths"]
+    # Spectators read a table without a token: the scheme is optional there.
+    for path in ("/v1/tables/{table_id}", "/v1/tables/{table_id}/events"):
+        assert paths[path]["get"]["security"] == [{"HTTPBearer": []}, {}]
+    assert paths["/v1/players/me"]["get"]["security"] == [{"HTTPBearer": []}]
+    for path, operations in paths.items():
+        for method, op in operations.items():
+            keys = [p for p in op.get("parameters", []) if p["name"] == "Idempotency-Key"]
+            if keys:
+                # A reused key is 409 idempotency_key_reused, wherever a key is taken.
+                assert "409" in op["responses"], f"{method} {path}"
+                schema = keys[0]["schema"]
+                assert (schema["minLength"], schema["maxLength"]) == (1, 200)
+            if "requestBody" in op:
+                assert "413" in op["responses"], f"{method} {path}"
