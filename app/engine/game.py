@@ -107,6 +107,11 @@ class Event:
     public: dict[str, Any]
     private: dict[int, dict[str, Any]] = field(default_factory=dict)
 
+    def visible_to(self, seat: int | None) -> bool:
+        """Whether the event carries anything for ``seat`` (None: a spectator); an event that
+        does not reaches that recipient as a numbered ``skip``."""
+        return bool(self.public) or (seat is not None and seat in self.private)
+
     def for_recipient(self, seat: int | None) -> dict[str, Any]:
         """The event as ``seat`` (None: a spectator) may see it."""
         out = {"type": self.type, **self.public}

@@ -216,22 +216,33 @@ class ChooseDeck:
         return Change([event], deck_designs={seat: self.design})
 
 
+SEATS = (0, 1)
+
+
 @dataclass(frozen=True, slots=True)
 class Chat:
-    """A public chat line (1-500 characters after trimming), also logged as an event."""
+    """A chat line (1-500 characters after trimming) between the two seats, also logged.
+
+    The table's chat is its players': only a seat may speak, and only the seats see the line
+    (spectators receive its seq as a ``skip``), as at a table where the players talk and the
+    onlookers keep quiet and cannot kibitz. A line is never in a hand's history.
+    """
 
     text: str
 
     def decide(self, ctx: Context) -> Change:
+        seat = ctx.seat
+        if seat is None:
+            raise ForbiddenError(
+                "not_seated", "only the two players chat at a table; spectators watch"
+            )
         text = self.text.strip()
         if not 1 <= len(text) <= CHAT_MAX:
             raise InvalidError("invalid_chat", f"a chat line has 1 to {CHAT_MAX} characters")
-        event = Event(
-            "chat",
-            {
-                "seat": ctx.seat,
-                "player": {"id": ctx.actor.player_id, "name": ctx.actor.name},
-                "text": text,
-            },
-        )
+        line = {
+            "seat": seat,
+            "player": {"id": ctx.actor.player_id, "name": ctx.actor.name},
+            "text": text,
+        }
+        event = Event("chat", {}, dict.fromkeys(SEATS, line))
         return Change([event], chat=(ctx.actor.player_id, text), bumps_version=False)

@@ -538,7 +538,10 @@ def _decide_on(
 
 
 def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
-    """A logged event as ``seat`` (None: a spectator) may receive it, with its seq."""
+    """A logged event as ``seat`` (None: a spectator) may receive it, with its seq; one with
+    nothing for that recipient (the seats' chat, for a spectator) is a ``skip``."""
+    if not stored.event.visible_to(seat):
+        return {"seq": stored.seq, "type": "skip"}
     return {"seq": stored.seq, **stored.event.for_recipient(seat)}
 
 

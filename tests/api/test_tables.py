@@ -71,7 +71,7 @@ async def test_rematch_starts_a_new_match_at_the_same_seats(client: httpx.AsyncC
     assert r.status_code == 409 and r.json()["code"] == "hand_not_finished"
 
 
-async def test_chat_is_a_public_event_and_rate_limited(client: httpx.AsyncClient) -> None:
+async def test_chat_is_a_logged_event_and_rate_limited(client: httpx.AsyncClient) -> None:
     table_id, (p0, p1) = await seated_table(client)
     before = await get_table(client, table_id, p0)
     r = await client.post(
@@ -84,7 +84,9 @@ async def test_chat_is_a_public_event_and_rate_limited(client: httpx.AsyncClient
     assert after["version"] == before["version"] and after["seq"] == before["seq"] + 1
 
     log = (
-        await client.get(f"/v1/tables/{table_id}/events", params={"since": before["seq"]})
+        await client.get(
+            f"/v1/tables/{table_id}/events", params={"since": before["seq"]}, headers=p1.auth
+        )
     ).json()
     assert [(e["seq"], e["type"], e["text"]) for e in log] == [
         (before["seq"] + 1, "chat", "good luck!")
