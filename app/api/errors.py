@@ -14,10 +14,12 @@ ConflictError          409     stale_version, table_full, already_seated, match_
 RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ...
 RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
                                invalid_ruleset
-InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level
+InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level,
+                               invalid_idempotency_key
 validation             422     invalid_request (with ``details``): a body that is not strict
                                JSON (``app.api.request_body``) or does not fit its schema
-RequestBodyLimit       413     payload_too_large: a body over ``max_body_bytes``
+request_body.BodyLimit 413     payload_too_large: a body over ``max_body_bytes``
+HTTPException          405     method_not_allowed (``Allow`` lists every method of the path)
 RateLimitedError       429     rate_limited (with a ``Retry-After`` header)
 database unreachable   503     database_unavailable (with ``Retry-After: 1``): the
                                connection dropped (a restart) or another process held
