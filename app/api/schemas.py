@@ -16,6 +16,8 @@ CARD_PATTERN = r"^\s*(10|[2-9TtJjQqKkAa])[CcDdHhSs]\s*$"
 # A chat line: no control characters but newline and tab, and something besides whitespace.
 _TEXT_CHAR = r"[^\x00-\x08\x0b-\x1f\x7f]"
 CHAT_PATTERN = rf"^{_TEXT_CHAR}*[^\s\x00-\x1f\x7f]{_TEXT_CHAR}*$"
+# A player's name: no control characters at all, and something besides whitespace.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
 
 PLAYER_ID = "5f0c7d2e9a5b4c3e8f1a2b3c4d5e6f70"
 OPPONENT_ID = "9b8a7c6d5e4f40312a1b2c3d4e5f6a7b"
@@ -64,7 +66,12 @@ class ErrorOut(BaseModel):
 class PlayerCreate(Body):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Ada"}]})
 
-    name: str = Field(min_length=1, max_length=40, description="Shown to the other players.")
+    name: str = Field(
+        min_length=1,
+        max_length=40,
+        description="Shown to the other players; not all whitespace, no control characters.",
+        json_schema_extra={"pattern": NAME_PATTERN},
+    )
 
     @field_validator("name")
     @classmethod
