@@ -73,6 +73,7 @@ def test_the_server_does_what_its_document_says(tmp_path: Path) -> None:
                 "--report-dir",
                 str(tmp_path / "report"),
             ],
+            cwd=tmp_path,  # its cache of crashes goes there, not into the repository
             capture_output=True,
             text=True,
             timeout=300,
