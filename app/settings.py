@@ -49,9 +49,9 @@ class Settings(BaseSettings):
     # turns one off), shared through Redis when ``redis_url`` is set: HTTP requests per
     # bearer token and per client address (health and metrics routes are exempt), and
     # messages per WebSocket connection.
-    rate_limit_token: str = "1200/minute"
+    rate_limit_token: str = "3000/minute"
     rate_limit_ip: str = "120000/minute"
-    rate_limit_socket: str = "1200/minute"
+    rate_limit_socket: str = "3000/minute"
     # Logs: ``text`` for a person at a terminal, ``json`` (one object a line) for a collector.
     log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
