@@ -98,4 +98,15 @@ def configure(settings: Settings) -> None:
         logger = logging.getLogger(name)
         logger.handlers = []
         logger.propagate = True
+    logging.getLogger("uvicorn.error").addFilter(_without_handshakes)
     logging.getLogger("uvicorn.access").disabled = True
+
+
+def _without_handshakes(record: logging.LogRecord) -> bool:
+    """Drop uvicorn's lines about each WebSocket handshake: they hold the raw query string (a
+    ``?token=``), and the session's own line says more."""
+    return not (
+        record.levelno <= logging.INFO
+        and isinstance(record.msg, str)
+        and (record.msg.startswith('%s - "WebSocket ') or record.msg.startswith("connection "))
+    )
