@@ -187,5 +187,14 @@ async def test_readyz_names_the_dependency_that_failed(database_url: str) -> Non
                 "message": "failed: database",
                 "checks": {"database": "the database does not answer"},
             }
+            before = value(
+                await samples(client), "ginrummy_database_errors_total", kind="unavailable"
+            )
+            r = await client.get("/v1/tables/none")
+            assert (r.status_code, r.json()["code"]) == (503, "database_unavailable")
+            after = value(
+                await samples(client), "ginrummy_database_errors_total", kind="unavailable"
+            )
+            assert after == before + 1
     finally:
         down.stop()
