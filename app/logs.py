@@ -1,10 +1,17 @@
-"""Logs: every record of the standard library's loggers as one line, JSON or plain text.
+"""Logs: one line per record, JSON or plain text, with the fields of the request being served.
 
-``configure(settings)`` (called by ``python -m app``) installs one handler on the root logger
-whose formatter is structlog's ``ProcessorFormatter``: the level, the logger's name, a UTC
-timestamp, the fields of the request being served (``request_id``, ``table_id``, ``seat``,
-``player_id``: whatever is known) and the record's ``extra`` fields, rendered by
-``LOG_FORMAT`` as a JSON object or ``key=value`` text.
+``configure(settings)`` (called by ``python -m app``) sets up two ways to stdout that render
+alike: the level, the logger's name, a UTC timestamp, the fields of the request being served
+(``request_id``, ``table_id``, ``seat``: whatever is known) and the record's own fields, as a
+JSON object or ``key=value`` text (``LOG_FORMAT``).
+
+- ``ACCESS`` (structlog, written directly): the one line per request or WebSocket session of
+  ``app.api.access``. It skips the standard library's ``LogRecord``, a quarter of the cost.
+- The standard library's loggers (the code's warnings, uvicorn, alembic) through one root
+  handler with structlog's ``ProcessorFormatter``.
+
+Until ``configure`` runs (the app inside the tests, or served by another entry point) the
+access lines are dropped, like any INFO record under the standard library's defaults.
 
 The request's fields live in a dict that ``app.api.access`` opens per request or WebSocket
 session (``request_fields``); code deeper down adds to it with ``annotate(seat=...)``. Tasks
@@ -28,6 +35,11 @@ from app.settings import Settings
 
 _fields: ContextVar[dict[str, Any] | None] = ContextVar("request_fields", default=None)
 
+structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+# A lazy proxy: it takes the configuration in force when it is first used.
+ACCESS: Any = structlog.get_logger()
+ACCESS_LOGGER = "ginrummy.access"
+
 
 @contextmanager
 def request_fields(**fields: Any) -> Iterator[dict[str, Any]]:
@@ -48,7 +60,6 @@ def annotate(**fields: Any) -> None:
 
 
 def _add_request_fields(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
-    event.pop("color_message", None)  # uvicorn's copy of its message with terminal colours
     current = _fields.get()
     if current:
         for key, value in current.items():
@@ -56,29 +67,50 @@ def _add_request_fields(_logger: WrappedLogger, _name: str, event: EventDict) ->
     return event
 
 
+def _name_access(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
+    event["logger"] = ACCESS_LOGGER
+    return event
+
+
+def _drop_colours(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
+    event.pop("color_message", None)  # uvicorn's copy of its message with terminal colours
+    return event
+
+
 def _dumps(event: EventDict, **_: Any) -> str:
     return orjson.dumps(event, default=str).decode()
 
 
-def formatter(log_format: str) -> logging.Formatter:
-    """The formatter of every line: ``json`` or ``text``."""
-    pre_chain: list[Processor] = [
+def _shared() -> list[Processor]:
+    return [
         structlog.stdlib.add_log_level,
-        structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
-        structlog.stdlib.ExtraAdder(),
         _add_request_fields,
     ]
-    renderer: Processor
+
+
+def _renderer(log_format: str) -> list[Processor]:
     if log_format == "json":
-        renderer = structlog.processors.JSONRenderer(serializer=_dumps)
-        tail: list[Processor] = [structlog.processors.format_exc_info]
-    else:
-        renderer = structlog.dev.ConsoleRenderer(colors=False)
-        tail = []
+        return [
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(serializer=_dumps),
+        ]
+    return [structlog.dev.ConsoleRenderer(colors=False)]
+
+
+def formatter(log_format: str) -> logging.Formatter:
+    """The formatter of the standard library's records: ``json`` or ``text``."""
     return structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=pre_chain,
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *tail, renderer],
+        foreign_pre_chain=[
+            structlog.stdlib.add_logger_name,
+            *_shared(),
+            structlog.stdlib.ExtraAdder(),
+            _drop_colours,
+        ],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            *_renderer(log_format),
+        ],
     )
 
 
@@ -89,11 +121,18 @@ def configure(settings: Settings) -> None:
     ``app.api.access`` writes one line per request with the route, the request id and no
     query-string token.
     """
+    level = logging.getLevelNamesMapping()[settings.log_level.upper()]
+    structlog.configure(
+        processors=[_name_access, *_shared(), *_renderer(settings.log_format)],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.WriteLoggerFactory(sys.stdout),
+        cache_logger_on_first_use=True,
+    )
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(formatter(settings.log_format))
     root = logging.getLogger()
     root.handlers = [handler]
-    root.setLevel(settings.log_level.upper())
+    root.setLevel(level)
     for name in ("uvicorn", "uvicorn.error"):
         logger = logging.getLogger(name)
         logger.handlers = []

@@ -9,9 +9,13 @@ One ``RateLimits`` per process holds the named limits:
   on one process, so sharing its count would only add a Redis round trip to every message.
 
 With ``redis_url`` the others are counted in Redis, so N processes enforce one limit between
-them; without it, in memory. A limit is never the reason a move fails: while Redis does not
-answer, the limits are counted in this process's memory and Redis is tried again after
-``REDIS_RETRY`` seconds.
+them; without it, in memory. Each process counts a limit of N hits in batches of N/100 (at
+least 1: limits under 200 are exact), so a request costs a Redis round trip once per batch
+rather than every time (a round trip costs about as much CPU as a move); in exchange a key may
+get up to one batch more per process and window than its limit.
+
+A limit is never the reason a move fails: while Redis does not answer, the limits are counted
+in this process's memory and Redis is tried again after ``REDIS_RETRY`` seconds.
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ log = logging.getLogger(__name__)
 # How long a limit check waits for Redis, and how long after a failure it counts locally.
 REDIS_TIMEOUT = 0.5
 REDIS_RETRY = 1.0
+# A limit of N is counted in batches of N // BATCH_DIVISOR hits (at least 1).
+BATCH_DIVISOR = 100
+# Batches kept before the stale ones are swept.
+SWEEP_AT = 10000
 
 LimitName = Literal["token", "ip", "socket", "chat"]
 
@@ -53,6 +61,14 @@ class Limit:
     moving: bool
     shared: bool
     message: str
+
+    # Hits counted in the storage at once: 1% of the limit (exact for limits under 200).
+    batch: int = 1
+
+    @classmethod
+    def of(cls, item: RateLimitItem | None, moving: bool, shared: bool, message: str) -> Limit:
+        batch = 1 if item is None else max(1, item.amount // BATCH_DIVISOR)
+        return cls(item, moving, shared, message, batch)
 
 
 def _rate(notation: str) -> RateLimitItem | None:
@@ -80,22 +96,27 @@ class RateLimits:
                 connection_pool=self._pool,  # type: ignore[arg-type]
             )
         self._strategies: dict[tuple[int, bool], RateLimiter] = {}
+        # Per (limit, key): hits not yet counted in the storage and since when; until when it
+        # is refused; and whether it is counted hit by hit (it was refused).
+        self._pending: dict[tuple[LimitName, str], list[float]] = {}
+        self._blocked: dict[tuple[LimitName, str], float] = {}
+        self._strict: set[tuple[LimitName, str]] = set()
         self._redis_down_until = 0.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RateLimits:
         chat_count, chat_window = settings.chat_rate_count, settings.chat_rate_window
         limits: dict[LimitName, Limit] = {
-            "token": Limit(
+            "token": Limit.of(
                 _rate(settings.rate_limit_token), False, True, "too many requests for this token"
             ),
-            "ip": Limit(
+            "ip": Limit.of(
                 _rate(settings.rate_limit_ip), False, True, "too many requests from this address"
             ),
-            "socket": Limit(
+            "socket": Limit.of(
                 _rate(settings.rate_limit_socket), False, False, "too many messages on this socket"
             ),
-            "chat": Limit(
+            "chat": Limit.of(
                 RateLimitItemPerSecond(chat_count, max(1, math.ceil(chat_window))),
                 True,
                 True,
@@ -108,27 +129,65 @@ class RateLimits:
         return self.limits[name].item is not None
 
     async def hit(self, name: LimitName, key: str) -> None:
-        """Count one hit of ``key`` against limit ``name``; ``RateLimitedError`` when over it."""
+        """Count one hit of ``key`` against limit ``name``; ``RateLimitedError`` when over it.
+
+        Hits are counted in the storage a batch at a time (``Limit.batch``): a request costs no
+        round trip to Redis but once per batch. A key refused once is counted hit by hit until
+        the storage lets one through again, so a client over its limit stays refused.
+        """
         limit = self.limits[name]
         item = limit.item
         if item is None:
             return
-        shared = limit.shared and self._redis is not None
-        if shared and time.monotonic() >= self._redis_down_until:
-            assert self._redis is not None
+        slot = (name, key)
+        now = time.time()
+        blocked = self._blocked.get(slot)
+        if blocked is not None:
+            if now < blocked:
+                self._refuse(name, limit, blocked)
+            del self._blocked[slot]
+        pending = self._pending.get(slot)
+        if pending is None or pending[1] <= now - item.get_expiry():
+            if len(self._pending) >= SWEEP_AT:
+                self._sweep(now)
+            pending = self._pending[slot] = [0, now]
+        pending[0] += 1
+        if pending[0] < limit.batch and slot not in self._strict:
+            return
+        del self._pending[slot]
+        reset = await self._count(limit, item, name, key, int(pending[0]))
+        if reset is None:
+            self._strict.discard(slot)
+            return
+        self._blocked[slot] = reset
+        self._strict.add(slot)
+        self._refuse(name, limit, reset)
+
+    async def _count(
+        self, limit: Limit, item: RateLimitItem, name: str, key: str, cost: int
+    ) -> float | None:
+        """Add ``cost`` hits in the storage: None if they fit, else when the limit frees up."""
+        if limit.shared and self._redis is not None and time.monotonic() >= self._redis_down_until:
             strategy = self._strategy(self._redis, limit.moving)
             try:
-                if await strategy.hit(item, name, key):
-                    return
-                stats = await strategy.get_window_stats(item, name, key)
+                if await strategy.hit(item, name, key, cost=cost):
+                    return None
+                return (await strategy.get_window_stats(item, name, key)).reset_time
             except StorageError as exc:
                 self._redis_failed(exc)
-            else:
-                self._refuse(name, limit, stats.reset_time)
         strategy = self._strategy(self._local, limit.moving)
-        if not await strategy.hit(item, name, key):
-            stats = await strategy.get_window_stats(item, name, key)
-            self._refuse(name, limit, stats.reset_time)
+        if await strategy.hit(item, name, key, cost=cost):
+            return None
+        return (await strategy.get_window_stats(item, name, key)).reset_time
+
+    def _sweep(self, now: float) -> None:
+        """Forget the batches older than their window and the refusals that are over."""
+        for slot, (_, since) in list(self._pending.items()):
+            item = self.limits[slot[0]].item
+            if item is None or since <= now - item.get_expiry():
+                del self._pending[slot]
+        self._blocked = {s: until for s, until in self._blocked.items() if until > now}
+        self._strict &= self._pending.keys() | self._blocked.keys()
 
     def _refuse(self, name: LimitName, limit: Limit, reset_time: float) -> NoReturn:
         RATE_LIMITED.labels(name).inc()
