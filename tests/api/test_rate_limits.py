@@ -13,6 +13,7 @@ import httpx
 import orjson
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from tests.api.conftest import _free_port, pg_database, start_server
 from tests.api.helpers import new_player, seated_table
@@ -114,5 +115,25 @@ async def test_a_redis_that_does_not_answer_never_fails_a_request(database_url: 
             assert codes == [200, 200, 200, 429]
             metrics = (await client.get("/metrics")).text
             assert 'ginrummy_redis_errors_total{component="rate_limits"}' in metrics
+    finally:
+        server.stop()
+
+
+async def test_a_websocket_handshake_over_a_limit_is_refused_with_429(database_url: str) -> None:
+    server = start_server(database_url, rate_limit_token="3/minute", rate_limit_ip="")
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            player = await new_player(client)  # no token: not counted against it
+        url = server.url.replace("http://", "ws://") + f"/v1/players/me/ws?token={player.token}"
+        for _ in range(3):
+            async with connect(url, proxy=None):
+                pass
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(url, proxy=None):
+                pass
+        response = refused.value.response
+        assert response.status_code == 429
+        assert 1 <= int(response.headers["Retry-After"]) <= 60
+        assert orjson.loads(response.body)["code"] == "rate_limited"
     finally:
         server.stop()
