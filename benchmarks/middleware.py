@@ -46,7 +46,9 @@ async def endpoint(_scope: Scope, _receive: Receive, send: Send) -> None:
 
 async def measure(label: str, settings: Settings, requests: int, wrap: bool = True) -> None:
     limits = RateLimits.from_settings(settings)
-    owner = SimpleNamespace(state=SimpleNamespace(rate_limits=limits))
+    owner = SimpleNamespace(
+        state=SimpleNamespace(rate_limits=limits), router=SimpleNamespace(routes=[])
+    )
     app: ASGIApp = AccessMiddleware(RateLimitMiddleware(endpoint)) if wrap else endpoint
 
     async def receive() -> Message:

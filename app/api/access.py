@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from prometheus_client import Counter, Histogram
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.logs import ACCESS, request_fields
@@ -52,10 +53,33 @@ def request_id(scope: Scope) -> str:
 
 
 def route_of(scope: Scope) -> str:
-    """The template of the route that served ``scope`` (``/v1/tables/{table_id}``)."""
+    """The template of the route that served ``scope`` (``/v1/tables/{table_id}``).
+
+    A request refused before routing (a rate limit) is matched here, so it is labelled like
+    the others; its path parameters are taken too.
+    """
     route = scope.get("route")
+    if route is None:
+        route = _match(scope["app"].router.routes, scope)
     path = getattr(route, "path", None)
     return path if isinstance(path, str) else UNMATCHED
+
+
+def _match(routes: list[BaseRoute], scope: Scope) -> BaseRoute | None:
+    for candidate in routes:
+        # FastAPI (0.160 on) keeps an included router whole; its routes carry full paths here
+        # (no router is included under a prefix).
+        included = getattr(candidate, "original_router", None)
+        if included is not None:
+            found = _match(included.routes, scope)
+        else:
+            match, child = candidate.matches(scope)
+            found = candidate if match != Match.NONE else None
+            if found is not None:
+                scope.setdefault("path_params", child.get("path_params", {}))
+        if found is not None:
+            return found
+    return None
 
 
 def logged_path(scope: Scope) -> str:

@@ -68,6 +68,9 @@ async def test_limits_hold_across_two_processes_sharing_redis(
                 assert (await client.get("/livez")).status_code == 200
                 metrics = (await client.get("/metrics")).text
                 assert 'ginrummy_rate_limited_total{limit="token"}' in metrics
+                # Refused before routing, labelled by its route all the same.
+                refused_here = 'method="GET",route="/v1/players/me",status="429"'
+                assert refused_here in metrics
         finally:
             for client in clients:
                 await client.aclose()
