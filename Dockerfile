@@ -1,6 +1,8 @@
 # The Gin Rummy server: `docker build -t ginrummy . && docker run -p 8000:8000 ginrummy`.
 # SQLite in the /data volume by default; set DATABASE_URL (postgresql+asyncpg://...) otherwise.
-# Migrations run at start (MIGRATE_ON_START=true).
+# Migrations run at start (MIGRATE_ON_START=true); with several replicas, run them once
+# (`alembic upgrade head`, the compose file's `migrate` service) and set it false.
+# docs/operations.md has every setting.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -23,7 +25,7 @@ RUN pip install . \
 COPY alembic.ini ./
 COPY alembic ./alembic
 
-USER ginrummy
+USER 10001
 
 ENV HOST=0.0.0.0 \
     PORT=8000 \
@@ -34,6 +36,6 @@ VOLUME ["/data"]
 EXPOSE 8000
 
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=3)"]
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/livez' % os.environ.get('PORT', '8000'), timeout=3)"]
 
 CMD ["python", "-m", "app"]

@@ -1,10 +1,11 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` (``app.service.hub.Hub``), ``service``
-(``app.service.tables.TableService``) and ``bots`` (``app.service.bots.BotRunner``, which plays
-the bot seats) — WebSocket routes reach them through ``app.state``
-(``websocket.app.state.service``).
+(``app.store.Database``), ``hub`` (``app.service.hub.Hub``), ``rate_limits``
+(``app.service.rate_limits.RateLimits``), ``service`` (``app.service.tables.TableService``),
+``bots`` (``app.service.bots.BotRunner``, which plays the bot seats) and ``readiness``
+(``app.api.routes.health.Readiness``, the named checks of ``/readyz``) — WebSocket routes reach
+them through ``app.state`` (``websocket.app.state.service``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from fastapi_offline import FastAPIOffline
 
 from app.api import errors
 from app.api.request_body import BodyLimit
+from app.api.access import AccessMiddleware
+from app.api.ratelimit import RateLimitMiddleware
 from app.api.routes import health, live, moves, players, tables
 from app.service.bots import BotRunner
 from app.service.hub import Hub
-from app.service.tables import ChatLimiter, TableService
+from app.service.rate_limits import RateLimits
+from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
 
@@ -62,6 +66,18 @@ async def purge_idempotency_keys(service: TableService, ttl: timedelta, interval
         await asyncio.sleep(interval)
 
 
+def database_check(db: Database) -> health.Check:
+    """The readiness check of the database: one round trip."""
+
+    async def check() -> None:
+        try:
+            await db.ping()
+        except Exception as exc:
+            raise ConnectionError("the database does not answer") from exc
+
+    return check
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new app instance for ``settings`` (environment defaults when None)."""
     settings = settings or Settings()
@@ -72,14 +88,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.migrate_on_start:
             await run_migrations(db)
         hub = Hub()
+        rate_limits = RateLimits.from_settings(settings)
         app.state.db = db
         app.state.hub = hub
-        service = TableService(
-            db,
-            hub,
-            ChatLimiter(settings.chat_rate_count, settings.chat_rate_window),
-            settings.public_url,
-        )
+        app.state.rate_limits = rate_limits
+        service = TableService(db, hub, rate_limits, settings.public_url)
+        readiness = app.state.readiness = health.Readiness()
+        readiness.add("database", database_check(db))
+        if settings.redis_url is not None:
+            readiness.add("redis", rate_limits.check_redis, required=False)
         bots = BotRunner(
             service,
             draw_delay=settings.bot_draw_delay,
@@ -105,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
+            await rate_limits.close()
             await db.close()
 
     # /docs and /redoc with their scripts served from here, not from a CDN: they work offline.
@@ -118,6 +136,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
+    # Outermost last: every request, refused or not, gets its id, its metrics and its line.
+    app.add_middleware(RateLimitMiddleware)
+    app.add_middleware(AccessMiddleware)
     # Moves first: routes are matched in order, and moves are most of the traffic.
     for module in (moves, players, tables, live, health):
         app.include_router(module.router)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -15,7 +17,8 @@ class Settings(BaseSettings):
     port: int = 8000
     # Where clients reach this server; invite links are built on it.
     public_url: str = "http://127.0.0.1:8000"
-    # Chat: at most ``chat_rate_count`` lines per player within ``chat_rate_window`` seconds.
+    # Chat: at most ``chat_rate_count`` lines per player within ``chat_rate_window`` seconds
+    # (whole seconds; a fraction counts as the next second).
     chat_rate_count: int = 5
     chat_rate_window: float = 10.0
     # WebSockets: a heartbeat after this many seconds without a message (0: none), and how far
@@ -44,3 +47,17 @@ class Settings(BaseSettings):
     ws_max_message_bytes: int = 16384
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True
+    # Redis, shared by the processes of one deployment (None: everything stays in-process);
+    # every key and channel starts with ``redis_prefix``.
+    redis_url: str | None = None
+    redis_prefix: str = "ginrummy"
+    # Rate limits, in the ``limits`` library's notation ("1200/minute", "20 per second"; ""
+    # turns one off), shared through Redis when ``redis_url`` is set: HTTP requests per
+    # bearer token and per client address (health and metrics routes are exempt), and
+    # messages per WebSocket connection.
+    rate_limit_token: str = "3000/minute"
+    rate_limit_ip: str = "120000/minute"
+    rate_limit_socket: str = "3000/minute"
+    # Logs: ``text`` for a person at a terminal, ``json`` (one object a line) for a collector.
+    log_format: Literal["text", "json"] = "text"
+    log_level: str = "INFO"

@@ -177,6 +177,7 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call("POST", "/v1/tables/{table_id}/resign", ada, {}, table_id=tid)
         await rec.call("GET", "/v1/players/me/matches", ada)
         await rec.call("GET", "/healthz")
+        await rec.call("GET", "/livez")
         await rec.call("GET", "/readyz")
         await asyncio.sleep(0.5)  # a heartbeat
         for ws in (notes, *seats):

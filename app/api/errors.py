@@ -43,6 +43,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from app.engine import RuleError
+from app.metrics import DATABASE_ERRORS
 from app.service.errors import (
     ConflictError,
     ForbiddenError,
@@ -158,7 +159,9 @@ async def _database_error(request: Request, exc: Exception) -> JSONResponse:
         or getattr(exc.orig, "sqlite_errorcode", None)
         in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     ):
+        DATABASE_ERRORS.labels("error").inc()
         return await _unexpected(request, exc)
+    DATABASE_ERRORS.labels("unavailable").inc()
     log.warning("database unavailable: %s", exc)
     return JSONResponse(
         error_body("database_unavailable", "the database did not answer; try again"),
@@ -179,7 +182,12 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
     # The one-statement write goes to asyncpg directly, whose errors SQLAlchemy never wraps.
-    database_errors: list[type[Exception]] = [DBAPIError, *ASYNCPG_CONNECTION_ERRORS]
+    # A database that refuses connections (down, restarting) is unavailable too, not a bug.
+    database_errors: list[type[Exception]] = [
+        DBAPIError,
+        *ASYNCPG_CONNECTION_ERRORS,
+        ConnectionRefusedError,
+    ]
     for error in database_errors:
         app.add_exception_handler(error, _database_error)
     app.add_exception_handler(Exception, _unexpected)

@@ -33,8 +33,7 @@ import secrets
 import time
 import uuid
 import weakref
-from collections import OrderedDict, defaultdict, deque
-from collections.abc import Callable
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
@@ -45,15 +44,17 @@ from sqlalchemy.exc import IntegrityError
 from app.bots import DISPLAY_NAMES
 from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
+from app.logs import annotate
+from app.metrics import MOVE_COMMIT
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
     ConflictError,
     NotFoundError,
-    RateLimitedError,
     ServiceError,
     UnauthenticatedError,
 )
 from app.service.hub import Hub, Notification
+from app.service.rate_limits import RateLimits
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
 from app.store.repo import Change, Committed, Loaded, SeatInfo, StoredEvent
@@ -129,39 +130,15 @@ class LRU(Generic[K, V]):
         self._items.pop(key, None)
 
 
-class ChatLimiter:
-    """At most ``count`` chat lines per player in any ``window`` seconds (in this process)."""
-
-    def __init__(
-        self, count: int, window: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.count = count
-        self.window = window
-        self.clock = clock
-        self._sent: dict[str, deque[float]] = defaultdict(deque)
-
-    def acquire(self, player_id: str) -> None:
-        now = self.clock()
-        sent = self._sent[player_id]
-        while sent and sent[0] <= now - self.window:
-            sent.popleft()
-        if len(sent) >= self.count:
-            wait = sent[0] + self.window - now
-            raise RateLimitedError(
-                "rate_limited", f"at most {self.count} chat lines per {self.window:g} s", wait
-            )
-        sent.append(now)
-
-
 class TableService:
     """Players, tables and the command pipeline over one Database and one Hub."""
 
     def __init__(
-        self, db: Database, hub: Hub, chat_limiter: ChatLimiter, public_url: str = ""
+        self, db: Database, hub: Hub, rate_limits: RateLimits, public_url: str = ""
     ) -> None:
         self.db = db
         self.hub = hub
-        self.chat_limiter = chat_limiter
+        self.rate_limits = rate_limits
         self.public_url = public_url.rstrip("/")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # Token hash -> player. Tokens are never reissued and names never change, so an entry
@@ -380,7 +357,7 @@ class TableService:
     ) -> Result:
         """Run ``command`` for ``actor`` at ``table_id`` through the one pipeline."""
         if isinstance(command, Chat):
-            self.chat_limiter.acquire(actor.player_id)
+            await self.rate_limits.hit("chat", actor.player_id)
         async with self._lock(table_id):
             cached = True
             fresh_attempts = 0
@@ -399,6 +376,7 @@ class TableService:
                     _remember(conn, actor, idempotency, 200, body)
                     return body
 
+                started = time.perf_counter()
                 try:
                     # Without a key the body is rendered after the commit.
                     committed, saved = await repo.commit(
@@ -418,6 +396,7 @@ class TableService:
                     if replay is None:
                         raise
                     return replay
+                MOVE_COMMIT.observe(time.perf_counter() - started)
                 after = committed.after
                 self._tables.put(table_id, after)
                 self.hub.publish(committed.stored)
@@ -466,6 +445,11 @@ class TableService:
             )
         return Result(row.status_code, row.body, replayed=True)
 
+    async def tables_in_play(self) -> int:
+        """How many tables in the database have a match being played."""
+        async with self.db.read() as session:
+            return await repo.tables_in_play(session)
+
     async def purge_idempotency_keys(self, older_than: timedelta) -> int:
         """Forget idempotent responses older than ``older_than`` (a retry after that applies
         anew); how many were forgotten."""
@@ -474,6 +458,7 @@ class TableService:
 
     def _response(self, committed: Committed, actor: Actor) -> dict[str, Any]:
         seat = seat_of(committed.after, actor)
+        annotate(seat=seat)
         return {
             "version": committed.version,
             "seq": committed.last_seq,

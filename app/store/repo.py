@@ -673,3 +673,9 @@ async def unleased_bot_tables(session: AsyncSession, now: datetime) -> list[str]
         )
     )
     return list((await session.execute(query)).scalars().all())
+
+
+async def tables_in_play(session: AsyncSession) -> int:
+    """How many tables have a match being played."""
+    query = select(sa.func.count()).select_from(Table).where(Table.status == "playing")
+    return int((await session.execute(query)).scalar_one())

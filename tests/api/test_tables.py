@@ -115,7 +115,8 @@ async def test_chat_is_a_logged_event_and_rate_limited(client: httpx.AsyncClient
 
 async def test_health_and_readiness(client: httpx.AsyncClient, server: Server) -> None:
     assert (await client.get("/healthz")).json() == {"status": "ok"}
-    assert (await client.get("/readyz")).json() == {"status": "ok"}
+    ready = {"status": "ok", "checks": {"database": "ok"}}
+    assert (await client.get("/readyz")).json() == ready
     spec = (await client.get("/openapi.json")).json()
     discard = spec["paths"]["/v1/tables/{table_id}/moves/discard"]["post"]
     assert {"401", "403", "404", "409", "422"} <= set(discard["responses"])

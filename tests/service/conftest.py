@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.service.hub import Hub
-from app.service.tables import ChatLimiter, TableService
+from app.service.rate_limits import RateLimits
+from app.service.tables import TableService
+from app.settings import Settings
 from app.store import Database, run_migrations
 
 
@@ -16,5 +18,5 @@ from app.store import Database, run_migrations
 async def service(tmp_path: Path) -> AsyncIterator[TableService]:
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'service.db'}")
     await run_migrations(db)
-    yield TableService(db, Hub(), ChatLimiter(5, 10.0))
+    yield TableService(db, Hub(), RateLimits.from_settings(Settings(redis_url=None)))
     await db.close()

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
@@ -43,9 +44,16 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from app.api.deps import bearer_token
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.engine import Action, Event, RuleError
+from app.logs import annotate
 from app.service.commands import Actor, Play
-from app.service.errors import NotFoundError, ServiceError, UnauthenticatedError
+from app.service.errors import (
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    UnauthenticatedError,
+)
 from app.service.hub import Notification, Subscription
+from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings
 from app.store.repo import Loaded, StoredEvent
@@ -90,6 +98,8 @@ class Socket:
     def __init__(self, websocket: WebSocket) -> None:
         self.websocket = websocket
         self._lock = asyncio.Lock()
+        self._limits: RateLimits = websocket.app.state.rate_limits
+        self._key = uuid.uuid4().hex
 
     async def send(self, message: dict[str, Any]) -> None:
         text = orjson.dumps(message).decode()  # clients expect text frames
@@ -134,6 +144,11 @@ class Socket:
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
+            try:
+                await self._limits.hit("socket", self._key)
+            except RateLimitedError as exc:
+                await self.send(_error(exc))
+                continue
             raw = message.get("text") or message.get("bytes") or b""
             try:
                 parsed = CLIENT_MESSAGES.validate_json(raw)
@@ -195,6 +210,7 @@ class TableStream:
     async def _catch_up(self, since: int | None) -> None:
         loaded = await self.service.load(self.table_id)
         self.seat = loaded.seat_of(self.actor.player_id if self.actor else None)
+        annotate(seat=self.seat)
         backlog = None if since is None else await self._backlog(loaded, since)
         if since is not None and backlog is not None:
             self.last = since

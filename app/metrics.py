@@ -1,0 +1,81 @@
+"""The server's HTTP, database, Redis and table metrics, on ``prometheus_client``'s default
+registry (served at ``/metrics``; other modules define theirs beside the code that updates them).
+
+Every name starts with ``ginrummy_``. Routes are labelled by their template
+(``/v1/tables/{table_id}/moves``), never the raw path, so the label set stays small.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+# Request latencies run from well under a millisecond (a cached move) to a database timeout.
+LATENCY_BUCKETS = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.02,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+)
+
+HTTP_REQUESTS = Counter(
+    "ginrummy_http_requests_total",
+    "HTTP requests answered, by method, route template and status code.",
+    ["method", "route", "status"],
+)
+HTTP_LATENCY = Histogram(
+    "ginrummy_http_request_duration_seconds",
+    "Time from a request's arrival to the end of its response, by method and route template.",
+    ["method", "route"],
+    buckets=LATENCY_BUCKETS,
+)
+WEBSOCKETS_OPEN = Gauge(
+    "ginrummy_websockets_open",
+    "WebSocket connections accepted and not yet closed in this process, by route template.",
+    ["route"],
+)
+WEBSOCKET_SESSIONS = Counter(
+    "ginrummy_websocket_sessions_total",
+    "WebSocket sessions ended, by route template and close code.",
+    ["route", "code"],
+)
+WEBSOCKET_MESSAGES = Counter(
+    "ginrummy_websocket_messages_total",
+    "WebSocket messages, by route template and direction (in: from the client).",
+    ["route", "direction"],
+)
+MOVE_COMMIT = Histogram(
+    "ginrummy_move_commit_seconds",
+    "Time to write one command's events and snapshot (the version-guarded commit), whatever "
+    "its source (HTTP, WebSocket, bot).",
+    buckets=LATENCY_BUCKETS,
+)
+TABLES_IN_PLAY = Gauge(
+    "ginrummy_tables_in_play",
+    "Tables whose match is being played, in the whole database (read at each scrape, so every "
+    "process reports the same figure: aggregate with max, not sum).",
+)
+DATABASE_ERRORS = Counter(
+    "ginrummy_database_errors_total",
+    "Requests that failed on the database, by kind (unavailable: a dropped connection or a "
+    "lock that never came, answered 503; error: anything else, answered 500).",
+    ["kind"],
+)
+REDIS_ERRORS = Counter(
+    "ginrummy_redis_errors_total",
+    "Redis operations that failed, by the component that tried (rate_limits, readiness, bus).",
+    ["component"],
+)
+RATE_LIMITED = Counter(
+    "ginrummy_rate_limited_total",
+    "Requests and messages refused for a rate limit, by limit (token, ip, socket, chat).",
+    ["limit"],
+)

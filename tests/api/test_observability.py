@@ -1,0 +1,200 @@
+"""Metrics, logs and health as an operator sees them: ``/metrics`` counts what a test did, the
+JSON log of a real ``python -m app`` carries request ids and tables (never a token), and
+``/readyz`` names the dependency that failed while ``/livez`` touches none."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+
+from tests.api.conftest import Server, _free_port, start_server
+from tests.api.helpers import seated_table, step
+from tests.api.processes import start_process, stop
+
+MOVES = "/v1/tables/{table_id}/moves/"
+
+
+async def samples(client: httpx.AsyncClient) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of ``/metrics``: (name, labels) -> value."""
+    r = await client.get("/metrics")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain")
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(r.text)
+        for s in family.samples
+    }
+
+
+def value(metrics: dict[Any, float], name: str, **labels: str) -> float:
+    return metrics.get((name, frozenset(labels.items())), 0.0)
+
+
+def move_requests(metrics: dict[Any, float]) -> float:
+    return sum(
+        v
+        for (name, labels), v in metrics.items()
+        if name == "ginrummy_http_requests_total"
+        and dict(labels)["route"].startswith(MOVES)
+        and dict(labels)["status"] == "200"
+    )
+
+
+async def test_metrics_count_requests_and_move_commits(
+    client: httpx.AsyncClient, server: Server
+) -> None:
+    table_id, players = await seated_table(client)
+    before = await samples(client)
+    await step(client, table_id, players)
+    r = await client.get("/v1/tables/none")
+    assert r.status_code == 404
+    after = await samples(client)
+
+    assert move_requests(after) - move_requests(before) == 1
+    commits = "ginrummy_move_commit_seconds_count"
+    assert value(after, commits) - value(before, commits) == 1
+    labels = {"method": "GET", "route": "/v1/tables/{table_id}"}
+    count = "ginrummy_http_requests_total"
+    assert (
+        value(after, count, **labels, status="404") - value(before, count, **labels, status="404")
+        == 1
+    )
+    latency = "ginrummy_http_request_duration_seconds_count"
+    assert value(after, latency, **labels) - value(before, latency, **labels) >= 2
+    # The raw path never becomes a label.
+    assert not any("none" in dict(labels).get("route", "") for _, labels in after)
+    assert value(after, "ginrummy_tables_in_play") >= 1
+
+
+async def test_open_sockets_gauge_follows_a_connection(
+    client: httpx.AsyncClient, server: Server
+) -> None:
+    table_id, (p0, _) = await seated_table(client)
+    gauge, route = "ginrummy_websockets_open", "/v1/tables/{table_id}/ws"
+    before = value(await samples(client), gauge, route=route)
+    url = server.url.replace("http://", "ws://") + f"/v1/tables/{table_id}/ws?token={p0.token}"
+    async with connect(url, proxy=None) as ws:
+        await ws.recv()
+        assert value(await samples(client), gauge, route=route) == before + 1
+    deadline = time.monotonic() + 30
+    while value(await samples(client), gauge, route=route) != before:
+        assert time.monotonic() < deadline, "the gauge did not come down"
+        await asyncio.sleep(0.05)
+
+
+async def _poll_lines(log: Path, found: Any) -> list[dict[str, Any]]:
+    """The log's lines, each parsed as JSON, once ``found(lines)`` holds (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while True:
+        lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+        if found(lines) or time.monotonic() > deadline:
+            return lines
+        await asyncio.sleep(0.1)
+
+
+async def test_json_logs_carry_request_ids_tables_and_seats_but_no_token(tmp_path: Path) -> None:
+    server = start_process(
+        tmp_path / "server.log",
+        DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'logs.db'}",
+        LOG_FORMAT="json",
+    )
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            table_id, players = await seated_table(client)
+            rid = f"test-{uuid.uuid4().hex}"
+            r = await client.get(
+                f"/v1/tables/{table_id}", headers={**players[0].auth, "X-Request-ID": rid}
+            )
+            assert r.headers["x-request-id"] == rid
+            r = await client.get("/v1/tables/none", headers={"X-Request-ID": "bad id\t!"})
+            generated = r.headers["x-request-id"]
+            assert generated != "bad id\t!"
+            moved = await step(client, table_id, players)
+            mover = moved["table"]["you"]
+            ws_rid = f"ws-{uuid.uuid4().hex}"
+            url = server.url.replace("http://", "ws://")
+            url += f"/v1/tables/{table_id}/ws?since=0&token={players[1].token}"
+            async with connect(url, proxy=None, additional_headers={"X-Request-ID": ws_rid}) as ws:
+                assert ws.response is not None
+                assert ws.response.headers["x-request-id"] == ws_rid
+                first = orjson.loads(await asyncio.wait_for(ws.recv(), 30))
+                assert first["type"] == "view"  # seq 0 is from before the match
+                await ws.send(orjson.dumps({"type": "ping", "id": "1"}).decode())
+                while orjson.loads(await asyncio.wait_for(ws.recv(), 30))["type"] != "pong":
+                    pass
+        lines = await _poll_lines(
+            server.log, lambda ls: any(line["event"] == "websocket" for line in ls)
+        )
+    finally:
+        stop(server)
+    access = [line for line in lines if line["logger"] == "ginrummy.access"]
+    (read,) = [line for line in access if line.get("request_id") == rid]
+    assert read["event"] == "request"
+    assert read["route"] == "/v1/tables/{table_id}"
+    assert read["table_id"] == table_id
+    assert read["status"] == 200
+    assert read["level"] == "info"
+    assert read["duration_ms"] >= 0
+    assert any(line.get("request_id") == generated for line in access)
+    moves = [line for line in access if line["route"].startswith(MOVES)]
+    assert [(m["table_id"], m["seat"], m["status"]) for m in moves] == [(table_id, mover, 200)]
+    (session,) = [line for line in access if line.get("request_id") == ws_rid]
+    assert session["event"] == "websocket"
+    assert session["route"] == "/v1/tables/{table_id}/ws"
+    assert session["table_id"] == table_id
+    assert session["seat"] == 1
+    assert session["messages_in"] == 1
+    assert session["messages_out"] >= 2  # the view, the pong
+    assert session["close_code"] == 1000
+    assert session["path"] == f"/v1/tables/{table_id}/ws?since=0"
+    text = server.log.read_text()
+    for player in players:
+        assert player.token not in text
+
+
+async def test_readyz_names_the_dependency_that_failed(database_url: str) -> None:
+    closed = _free_port()
+    degraded = start_server(database_url, redis_url=f"redis://127.0.0.1:{closed}/0")
+    try:
+        async with httpx.AsyncClient(base_url=degraded.url, timeout=30) as client:
+            r = await client.get("/readyz")
+            assert r.status_code == 200
+            body = r.json()
+            assert body["status"] == "degraded"
+            assert body["checks"]["database"] == "ok"
+            assert body["checks"]["redis"] == "redis does not answer"
+    finally:
+        degraded.stop()
+    down = start_server(
+        f"postgresql+asyncpg://postgres@127.0.0.1:{closed}/none", migrate_on_start=False
+    )
+    try:
+        async with httpx.AsyncClient(base_url=down.url, timeout=30) as client:
+            assert (await client.get("/livez")).json() == {"status": "ok"}
+            r = await client.get("/readyz")
+            assert r.status_code == 503
+            assert r.json() == {
+                "code": "not_ready",
+                "message": "failed: database",
+                "checks": {"database": "the database does not answer"},
+            }
+            before = value(
+                await samples(client), "ginrummy_database_errors_total", kind="unavailable"
+            )
+            r = await client.get("/v1/tables/none")
+            assert (r.status_code, r.json()["code"]) == (503, "database_unavailable")
+            after = value(
+                await samples(client), "ginrummy_database_errors_total", kind="unavailable"
+            )
+            assert after == before + 1
+    finally:
+        down.stop()
