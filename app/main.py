@@ -19,7 +19,7 @@ from datetime import timedelta
 from fastapi import FastAPI
 
 from app.api import errors
-from app.api.routes import health, live, moves, players, tables
+from app.api.routes import health, live, moves, players, ratings, tables
 from app.service.bots import BotRunner
 from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
@@ -115,6 +115,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     errors.install(app)
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    for module in (moves, players, tables, live, health):
+    for module in (moves, players, tables, live, health, ratings):
         app.include_router(module.router)
     return app
