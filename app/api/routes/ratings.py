@@ -179,7 +179,7 @@ _RECORD_EXAMPLE: dict[str, Any] = {
     response_model=dict[str, Any],
     responses={
         200: {"content": {"application/json": {"example": _RECORD_EXAMPLE}}},
-        **error_responses(404, 409),
+        **error_responses(404, 409, 422),
     },
 )
 async def match_record(match_id: str, service: ServiceDep) -> dict[str, Any]:
@@ -230,7 +230,9 @@ async def leaderboard(
     }
 
 
-@router.get("/v1/players/{player_id}", response_model=ProfileOut, responses=error_responses(404))
+@router.get(
+    "/v1/players/{player_id}", response_model=ProfileOut, responses=error_responses(404, 422)
+)
 async def profile(player_id: str, service: ServiceDep) -> dict[str, Any]:
     """A player's public profile: name, ratings, matches won and lost, rating history."""
     return await ratings.profile(service.db, player_id)
