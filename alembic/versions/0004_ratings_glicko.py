@@ -38,7 +38,10 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint('player_id', 'category'),
     )
     op.create_index(
-        'ix_ratings_leaderboard', 'ratings', ['category', 'rating', 'player_id'], unique=False
+        'ix_ratings_leaderboard',
+        'ratings',
+        ['category', 'rating', 'player_id', 'deviation', 'last_played_at'],
+        unique=False,
     )
     op.create_table(
         'rating_changes',

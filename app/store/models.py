@@ -186,8 +186,18 @@ class Rating(Base):
     losses: Mapped[int] = mapped_column(Integer)
     last_played_at: Mapped[datetime]
 
-    # The leaderboard walks this backwards: one category, best rating first.
-    __table_args__ = (Index("ix_ratings_leaderboard", "category", "rating", "player_id"),)
+    # The leaderboard walks this backwards: one category, best rating first; the filter's
+    # columns ride along so a page skips the rows it passes without reading them.
+    __table_args__ = (
+        Index(
+            "ix_ratings_leaderboard",
+            "category",
+            "rating",
+            "player_id",
+            "deviation",
+            "last_played_at",
+        ),
+    )
 
 
 class RatingChange(Base):

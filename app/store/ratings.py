@@ -15,6 +15,7 @@ from typing import Any, cast
 import sqlalchemy as sa
 from sqlalchemy import Connection, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.store.models import FinishedMatch, Player, Rating, RatingChange
 
@@ -106,10 +107,10 @@ async def leaderboard(
     limit: int,
 ) -> list[tuple[Rating, str]]:
     """One page of the category's settled and recently active players, best first, with their
-    names. Walks ``ix_ratings_leaderboard`` backwards."""
-    query = (
-        select(Rating, Player.name)
-        .join(Player, Player.id == Rating.player_id)
+    names. The page is found on ``ix_ratings_leaderboard`` alone, walked backwards (it holds
+    the filter's columns too), and only its rows are joined to their players."""
+    page = (
+        select(Rating)
         .where(
             Rating.category == category,
             Rating.deviation <= max_deviation,
@@ -118,5 +119,12 @@ async def leaderboard(
         .order_by(Rating.rating.desc(), Rating.player_id.desc())
         .offset(offset)
         .limit(limit)
+        .subquery()
+    )
+    row = aliased(Rating, page)
+    query = (
+        select(row, Player.name)
+        .join(Player, Player.id == row.player_id)
+        .order_by(row.rating.desc(), row.player_id.desc())
     )
     return [(row[0], row[1]) for row in await session.execute(query)]
