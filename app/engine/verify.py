@@ -53,6 +53,8 @@ class Verified:
 
 def verify(record: Mapping[str, Any]) -> Verified:
     """Check ``record`` against the engine; RecordMismatchError at the first difference."""
+    if not isinstance(record, Mapping):
+        raise RecordMismatchError("format", "a record is a JSON object")
     if record.get("format") != FORMAT or record.get("version") != VERSION:
         raise RecordMismatchError(
             "format",
@@ -64,7 +66,9 @@ def verify(record: Mapping[str, Any]) -> Verified:
         state, _ = new_match(rules, str(record["match_seed"]))
     except (KeyError, TypeError, ValueError) as e:
         raise RecordMismatchError("rules", f"cannot start the match: {e}") from None
-    hands = record.get("hands") or []
+    hands = record.get("hands")
+    if not isinstance(hands, list):
+        raise RecordMismatchError("hands", "hands is a list")
     actions = 0
     for index, hand in enumerate(hands):
         number = index + 1
@@ -72,7 +76,9 @@ def verify(record: Mapping[str, Any]) -> Verified:
         if index > 0 and state.status != "playing":
             raise RecordMismatchError(f"hand {number}", "the match was already over")
         result: dict[str, Any] | None = None
-        moves = hand.get("actions") or []
+        moves = hand.get("actions")
+        if not isinstance(moves, list):
+            raise RecordMismatchError(f"hand {number}", "actions is a list")
         for step, move in enumerate(moves, 1):
             where = f"hand {number}, action {step}"
             state, events = _play(state, move, where)
@@ -100,14 +106,18 @@ def verify(record: Mapping[str, Any]) -> Verified:
         "bonuses": state.bonuses,
         "final_scores": state.final_scores,
     }
-    given = record.get("result") or {}
+    given = record.get("result")
+    if not isinstance(given, Mapping):
+        raise RecordMismatchError("result", "result is an object")
     for name in MATCH_RESULT_FIELDS:
         _same("result", name, given.get(name), engine[name])
     return Verified(len(hands), actions)
 
 
-def _check_deal(rules: Ruleset, state: MatchState, hand: Mapping[str, Any], number: int) -> None:
+def _check_deal(rules: Ruleset, state: MatchState, hand: Any, number: int) -> None:
     where = f"hand {number}"
+    if not isinstance(hand, Mapping) or not isinstance(hand.get("deal"), Mapping):
+        raise RecordMismatchError(where, "a hand is an object with a deal")
     if hand.get("number") != number:
         raise RecordMismatchError(where, f"numbered {hand.get('number')!r}")
     seed, nonce = str(hand.get("seed")), str(hand.get("nonce"))
@@ -117,7 +127,7 @@ def _check_deal(rules: Ruleset, state: MatchState, hand: Mapping[str, Any], numb
     if dealer not in (0, 1):
         raise RecordMismatchError(where, f"dealer {dealer!r} is no seat")
     dealt, _ = deal_hand(rules, seed, nonce, number, dealer)
-    deal = hand.get("deal") or {}
+    deal = hand["deal"]
     expected = {
         "hands": [mask_codes(m) for m in dealt.hands],
         "upcard": codes([dealt.first_upcard])[0],

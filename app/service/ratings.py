@@ -217,7 +217,8 @@ async def profile(db: Database, player_id: str) -> dict[str, Any]:
     """A player's public profile: name, ratings, won/lost and rating history (newest first)."""
     now = utcnow()
     async with db.read() as session:
-        player = None if len(player_id) > 64 else await store.player(session, player_id)
+        storable = len(player_id) <= 64 and "\x00" not in player_id
+        player = await store.player(session, player_id) if storable else None
         if player is None:
             raise NotFoundError("player_not_found", f"no player {player_id!r}")
         rows = await store.ratings_of(session, player_id)

@@ -198,7 +198,8 @@ async def test_the_leaderboard_pages_settled_recent_players_best_first(
     assert not any(e["provisional"] for e in entries)
     assert (await client.get("/v1/leaderboards/nope")).status_code == 404
     assert (await client.get("/v1/leaderboards/classic?limit=101")).status_code == 422
-    assert (await client.get(f"/v1/players/{'0' * 32}")).status_code == 404
+    for unknown in ("0" * 32, "%00", "x" * 100):
+        assert (await client.get(f"/v1/players/{unknown}")).status_code == 404
 
 
 @pytest.fixture
