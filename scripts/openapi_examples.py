@@ -67,9 +67,16 @@ class Recorder:
                 "method": method,
                 "path": template,
                 "request": request,
-                "response": {"status": r.status_code, "body": r.json()},
+                "response": {"status": r.status_code, "body": _body(r)},
             }
         return r
+
+
+def _body(r: httpx.Response) -> Any:
+    """A JSON body, or an NDJSON one as the list of its lines' values."""
+    if r.headers.get("content-type", "").startswith("application/x-ndjson"):
+        return [json.loads(line) for line in r.text.splitlines() if line]
+    return r.json()
 
 
 async def _socket(base: str, path: str, who: Player) -> ClientConnection:
@@ -175,7 +182,16 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call("DELETE", "/v1/tables/{table_id}/bot", ada, table_id=with_bot)
         await rec.call("POST", "/v1/tables/{table_id}/rematch", bo, {}, table_id=tid)
         await rec.call("POST", "/v1/tables/{table_id}/resign", ada, {}, table_id=tid)
+        r = await http.post("/v1/tables", json={"rated": True}, headers=ada.auth)
+        rated = r.json()["table_id"]
+        await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)
+        await http.post(f"/v1/tables/{rated}/start", headers=ada.auth)
+        await http.post(f"/v1/tables/{rated}/resign", headers=bo.auth)
         await rec.call("GET", "/v1/players/me/matches", ada)
+        await rec.call("GET", "/v1/matches/{match_id}/record", match_id=f"{rated}-1")
+        await rec.call("GET", "/v1/players/me/matches/export", bo)
+        await rec.call("GET", "/v1/leaderboards/{category}", category="standard")
+        await rec.call("GET", "/v1/players/{player_id}", player_id=ada.id)
         await rec.call("GET", "/healthz")
         await rec.call("GET", "/livez")
         await rec.call("GET", "/readyz")

@@ -105,6 +105,17 @@ class BotOpponentOut(BaseModel):
     name: str | None = Field(description="the level's display name (TITO, CARMEN, LUNA)")
 
 
+class RatingChangeOut(BaseModel):
+    """A rated match's change to one player's rating (Glicko-2, deviation after the match)."""
+
+    category: str
+    before: float
+    after: float
+    change: float
+    deviation: float
+    provisional: bool
+
+
 class MatchRecordOut(BaseModel):
     model_config = _example(
         {
@@ -118,6 +129,15 @@ class MatchRecordOut(BaseModel):
             "scores": {"you": 104, "opponent": 37},
             "final_scores": {"you": 104, "opponent": 37},
             "finished_at": "2026-11-29T14:03:11+00:00",
+            "match_id": f"{TABLE_ID}-1",
+            "rating": {
+                "category": "standard",
+                "before": 1500.0,
+                "after": 1662.3,
+                "change": 162.3,
+                "deviation": 290.3,
+                "provisional": True,
+            },
         }
     )
 
@@ -133,6 +153,10 @@ class MatchRecordOut(BaseModel):
     scores: SideScores
     final_scores: SideScores
     finished_at: str
+    match_id: str = Field(description="the match's id for GET /v1/matches/{id}/record")
+    rating: RatingChangeOut | None = Field(
+        default=None, description="what the match did to your rating; null when casual"
+    )
 
 
 class TableCreate(Body):
@@ -161,6 +185,9 @@ class TableCreate(Body):
         json_schema_extra=_rule_overrides_schema(),
     )
     deck_design: DeckDesign = "classic"
+    rated: bool = Field(
+        False, description="Rated: its finished matches move ratings (preset unchanged only)."
+    )
 
 
 class JoinBody(Body):
@@ -251,6 +278,7 @@ class TableOut(BaseModel):
     seq: int = Field(description="The seq of the newest event in the table's log.")
     status: Literal["waiting", "ready", "playing", "finished"]
     preset: str
+    rated: bool = False
     rules: dict[str, Any]
     match_number: int
     you: int | None = Field(description="Your seat, or null for a spectator.")

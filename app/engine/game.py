@@ -314,9 +314,17 @@ def new_match(rules: Ruleset, seed: str) -> tuple[MatchState, list[Event]]:
 
 
 def _deal(rules: Ruleset, match_seed: str, number: int, dealer: int) -> tuple[HandState, Event]:
-    """Deal hand ``number``: ten each, one at a time from the non-dealer; the 21st is the upcard."""
+    """Deal hand ``number`` from the seed and nonce the match's secret seed derives for it."""
     seed = _derive(match_seed, f"hand:{number}")
     nonce = _derive(match_seed, f"nonce:{number}")[:32]
+    return deal_hand(rules, seed, nonce, number, dealer)
+
+
+def deal_hand(
+    rules: Ruleset, seed: str, nonce: str, number: int, dealer: int
+) -> tuple[HandState, Event]:
+    """Deal from a hand's own seed: ten each, one at a time from the non-dealer; the 21st is
+    the upcard. A match record's verifier re-deals each hand with it."""
     deck = [int(c) for c in shuffled_deck(seed)]
     leader = 1 - dealer
     hands = [0, 0]

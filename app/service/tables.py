@@ -46,6 +46,7 @@ from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT
+from app.service import ratings
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
     ConflictError,
@@ -177,6 +178,7 @@ class TableService:
         """The actor's finished matches, newest first, from their side of the table."""
         async with self.db.read() as session:
             rows = await repo.finished_matches(session, actor.player_id)
+            changes = await ratings.changes_by_match(session, actor.player_id)
         out = []
         for match, players in rows:
             mine = 0 if match.seat0_player_id == actor.player_id else 1
@@ -202,6 +204,8 @@ class TableService:
                         "opponent": match.final_scores[theirs],
                     },
                     "finished_at": match.finished_at.isoformat(),
+                    "match_id": f"{match.table_id}-{match.match_number}",
+                    "rating": changes.get((match.table_id, match.match_number)),
                 }
             )
         return out
@@ -215,6 +219,8 @@ class TableService:
         overrides: dict[str, Any],
         deck_design: str = DECK_DESIGNS[0],
         idempotency: Idempotency | None = None,
+        *,
+        rated: bool = False,
     ) -> Result:
         """A table with the actor in seat 0 (201); the ruleset is validated by the engine."""
         if idempotency is not None:
@@ -222,6 +228,7 @@ class TableService:
             if replay is not None:
                 return replay
         rules = make_ruleset(preset, overrides)
+        ratings.check_rated(rated, overrides)
         table = Table(
             id=uuid.uuid4().hex,
             created_by=actor.player_id,
@@ -233,6 +240,7 @@ class TableService:
             version=1,
             last_seq=1,
             created_at=utcnow(),
+            rated=rated,
         )
         seat = Seat(
             table_id=table.id,
@@ -308,6 +316,7 @@ class TableService:
             "seq": table.last_seq,
             "status": table.status,
             "preset": table.preset,
+            "rated": table.rated,
             "rules": table.rules,
             "match_number": table.match_number,
             "you": seat,
@@ -519,7 +528,9 @@ def _decide_on(
     if expected_version is not None and loaded.table.version != expected_version:
         raise _stale(loaded.table.version, expected_version)
     context = Context(loaded, actor, seat_of(loaded, actor), secrets.token_hex(32))
-    return command.decide(context)
+    change = command.decide(context)
+    ratings.attach(loaded, change)
+    return change
 
 
 def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -68,6 +68,8 @@ class Table(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime]
+    # Chosen at creation (migration 0004): a rated table's finished matches move ratings.
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Seat(Base):
@@ -167,3 +169,52 @@ class IdempotencyKey(Base):
     status_code: Mapped[int] = mapped_column(Integer)
     body: Mapped[dict[str, Any]]
     created_at: Mapped[datetime]
+
+
+class Rating(Base):
+    """A player's Glicko-2 rating in one category (a preset), as of their last rated match."""
+
+    __tablename__ = "ratings"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    category: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    losses: Mapped[int] = mapped_column(Integer)
+    last_played_at: Mapped[datetime]
+
+    # The leaderboard walks this backwards: one category, best rating first; the filter's
+    # columns ride along so a page skips the rows it passes without reading them.
+    __table_args__ = (
+        Index(
+            "ix_ratings_leaderboard",
+            "category",
+            "rating",
+            "player_id",
+            "deviation",
+            "last_played_at",
+        ),
+    )
+
+
+class RatingChange(Base):
+    """What one finished rated match did to one player's rating (once: the key says so)."""
+
+    __tablename__ = "rating_changes"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    category: Mapped[str] = mapped_column(String(32))
+    result: Mapped[str] = mapped_column(String(8))
+    rating_before: Mapped[float] = mapped_column(Float)
+    deviation_before: Mapped[float] = mapped_column(Float)
+    rating_after: Mapped[float] = mapped_column(Float)
+    deviation_after: Mapped[float] = mapped_column(Float)
+    volatility_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime]
+
+    __table_args__ = (Index("ix_rating_changes_player", "player_id", "created_at"),)

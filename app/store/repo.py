@@ -94,6 +94,8 @@ class Change:
     chat: tuple[str, str] | None = None  # (player_id, text)
     # Chat lines are log entries but not game state: they leave the version alone.
     bumps_version: bool = True
+    # More writes of the same transaction, after the table's (a finished match's ratings).
+    writes: list[Callable[[Connection], None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +252,7 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
         else:
             snapshot.update(s_table_id=table.id, s_match_number=match_number)
             conn.execute(_UPDATE_SNAPSHOT, snapshot)
-        if _finishes(loaded, change):
+        if finishes(loaded, change):
             _record_finished(conn, loaded, match_number, change.state, now)
     for info in change.seats:
         values = {
@@ -288,6 +290,8 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 "created_at": now,
             },
         )
+    for write in change.writes:
+        write(conn)
     return _committed(loaded, change, planned, version, last_seq)
 
 
@@ -309,7 +313,7 @@ def _planned_events(
     return out
 
 
-def _finishes(loaded: Loaded, change: Change) -> bool:
+def finishes(loaded: Loaded, change: Change) -> bool:
     """Whether ``change`` ends the match being played (a finished-match record is due)."""
     state = change.state
     was_playing = loaded.state is not None and loaded.state.status == "playing"
@@ -342,6 +346,7 @@ def _committed(
         version=version,
         last_seq=last_seq,
         created_at=table.created_at,
+        rated=table.rated,
     )
     by_seat = {s.seat: s for s in [*loaded.seats, *change.seats] if s.seat not in change.vacated}
     seats = [
@@ -362,7 +367,8 @@ def _plain(loaded: Loaded, change: Change) -> bool:
         and not change.vacated
         and not change.deck_designs
         and change.chat is None
-        and not _finishes(loaded, change)
+        and not change.writes
+        and not finishes(loaded, change)
     )
 
 

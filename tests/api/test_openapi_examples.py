@@ -18,6 +18,9 @@ from app.api.messages import CLIENT_MESSAGES, MESSAGE_MODELS, SERVER_MESSAGES, w
 from app.main import create_app
 
 ROOT = Path(__file__).resolve().parents[2] / "openapi-examples"
+RECORD_SCHEMA = json.loads(
+    (ROOT.parent / "docs" / "schemas" / "match-record.schema.json").read_text()
+)
 SPEC = create_app().openapi()
 OPERATIONS = {
     (method.upper(), path): op for path, ops in SPEC["paths"].items() for method, op in ops.items()
@@ -60,6 +63,11 @@ def test_an_http_example_matches_the_schema(name: str) -> None:
         assert request["headers"]["Authorization"].startswith("Bearer ")
     response = exchange["response"]
     documented = op["responses"][str(response["status"])]
+    if "application/x-ndjson" in documented["content"]:
+        # A stream of match records: each line against their JSON Schema.
+        for line in response["body"]:
+            Draft202012Validator(RECORD_SCHEMA).validate(line)
+        return
     _validate(documented["content"]["application/json"]["schema"], response["body"])
 
 

@@ -39,7 +39,12 @@ router = APIRouter(tags=["tables"], route_class=StrictJSONRoute)
 async def create_table(body: TableCreate, caller: CommandCaller) -> JSONResponse:
     """Create a table from a preset and rule overrides; you take seat 0 and get the invite."""
     result = await caller.service.create_table(
-        caller.actor, body.preset, body.rules, body.deck_design, caller.idempotency
+        caller.actor,
+        body.preset,
+        body.rules,
+        body.deck_design,
+        caller.idempotency,
+        rated=body.rated,
     )
     return command_response(result)
 
