@@ -19,7 +19,7 @@ from datetime import timedelta
 from fastapi import FastAPI
 
 from app.api import errors
-from app.api.routes import health, live, moves, players, tables
+from app.api.routes import health, live, moves, players, tables, web
 from app.service.bots import BotRunner
 from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
@@ -117,4 +117,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Moves first: routes are matched in order, and moves are most of the traffic.
     for module in (moves, players, tables, live, health):
         app.include_router(module.router)
+    web.mount(app)  # last: the client's pages take only the paths no API route has
     return app
