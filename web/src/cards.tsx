@@ -40,15 +40,10 @@ export function CardFace({ code, small, extra, labelled = true }: FaceProps) {
       aria-label={labelled ? cardName(code) : undefined}
       aria-hidden={labelled ? undefined : "true"}
     >
-      <span class="corner tl">
-        <b>{rank}</b>
-        <i>{suit}</i>
-      </span>
-      <span class={court ? "pip court" : "pip"}>{court ? rank : suit}</span>
-      <span class="corner br">
-        <b>{rank}</b>
-        <i>{suit}</i>
-      </span>
+      {/* Drawn by CSS from data attributes: the card's only text is its name, read aloud. */}
+      <span class="corner tl" data-r={rank} data-s={suit} />
+      <span class={court ? "pip court" : "pip"} data-p={court ? rank : suit} />
+      <span class="corner br" data-r={rank} data-s={suit} />
     </span>
   );
 }
