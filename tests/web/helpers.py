@@ -71,8 +71,9 @@ def click_turn(page: Page, tap: bool = False) -> str:
         return "draw"
     if page.locator(".hand-card[aria-pressed]").count():
         card = choose_discard(page)
-        press(f".hand-card[data-card='{card}']")
-        page.wait_for_selector(f".hand-card[data-card='{card}'].selected")
+        if not page.locator(f".hand-card[data-card='{card}'].selected").count():
+            press(f".hand-card[data-card='{card}']")  # the first tap picks it up
+            page.wait_for_selector(f".hand-card[data-card='{card}'].selected")
         press(f".hand-card[data-card='{card}']")
         wait_changed(page, before)
         return "discard"

@@ -92,7 +92,7 @@ const pt = {
   scoresPoints: "{name} faz {n} pontos",
   melds: "Jogos",
   loose: "Sobra",
-  laidOff: "Ajuntou {card} ao jogo {n}",
+  laidOff: "{name} ajuntou {card} ao jogo {n}",
   layoffs: "Ajuntadas",
   knocker: "bateu",
   nextDealer: "Próxima mão: {name} dá as cartas.",
@@ -141,6 +141,9 @@ const pt = {
   ev_player_joined: "{name} sentou à mesa.",
   ev_bot_seated: "{name} sentou à mesa.",
   notifications: "Avisos de vez",
+  noChat: "Nenhuma mensagem ainda.",
+  handCards: "Cartas",
+  deviceLink: "Link para jogar em outro aparelho",
 };
 
 export type Key = keyof typeof pt;
@@ -236,7 +239,7 @@ const en: Record<Key, string> = {
   scoresPoints: "{name} scores {n} points",
   melds: "Melds",
   loose: "Deadwood",
-  laidOff: "Laid off {card} on meld {n}",
+  laidOff: "{name} laid off {card} on meld {n}",
   layoffs: "Laid off",
   knocker: "knocked",
   nextDealer: "Next hand: {name} deals.",
@@ -285,6 +288,9 @@ const en: Record<Key, string> = {
   ev_player_joined: "{name} sat down.",
   ev_bot_seated: "{name} sat down.",
   notifications: "Turn alerts",
+  noChat: "No messages yet.",
+  handCards: "Cards",
+  deviceLink: "Link to play on another device",
 };
 
 const RANKS: Record<Lang, Record<string, string>> = {

@@ -46,6 +46,7 @@ function SideHand(props: {
       <h3>
         {nameOf(view, seat)} {note && <span class="badge">{note}</span>}
       </h3>
+      {melds.length > 0 && <span class="caption">{t("melds")}</span>}
       <div class="melds" aria-label={t("melds")}>
         {melds.map((meld, i) => (
           <span key={i} class={`meld-box meld-${i % 4}`}>
@@ -56,6 +57,7 @@ function SideHand(props: {
           </span>
         ))}
       </div>
+      {loose.length > 0 && <span class="caption">{deadwood === null ? t("handCards") : t("loose")}</span>}
       {loose.length > 0 && (
         <div class="loose-cards" aria-label={t("loose")}>
           <CardGroup cards={loose} />
@@ -107,7 +109,7 @@ function HandBoard({ view, result }: { view: TableOut; result: HandResult }) {
       {s.layoffs.length > 0 && (
         <ul class="layoffs" aria-label={t("layoffs")}>
           {s.layoffs.map((lay) => (
-            <li key={lay.card}>{t("laidOff", { card: cardText(lay.card), n: lay.meld + 1 })}</li>
+            <li key={lay.card}>{t("laidOff", { name: nameOf(view, 1 - knocker), card: cardText(lay.card), n: lay.meld + 1 })}</li>
           ))}
         </ul>
       )}
@@ -153,6 +155,7 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
           </>
         )}
         <table class="totals">
+          <caption>{t("score")}</caption>
           <tbody>
             {[0, 1].map((seat) => (
               <tr key={seat}>

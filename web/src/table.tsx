@@ -4,7 +4,7 @@ import { api, ensurePlayer, me, rememberTable } from "./api";
 import { CardBack, CardFace, cardText } from "./cards";
 import { cardName, lang, t } from "./i18n";
 import { TableLive } from "./live";
-import { yourTurn } from "./notify";
+import { askPermission, yourTurn } from "./notify";
 import { beep, deckPref, setDeckPref, setSound, soundOn } from "./prefs";
 import { ResultBoard } from "./result";
 import { navigate } from "./router";
@@ -146,7 +146,7 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
           {live.connection === "offline" ? t("offline") : <span class="sr-only">{t("online")}</span>}
         </span>
         <button type="button" class="chat-toggle" aria-expanded={chatOpen} onClick={() => setChatOpen(!chatOpen)}>
-          💬 {t("chat")}
+          {t("chat")}
           {chatCount > 0 && <span class="count">{chatCount}</span>}
         </button>
         <button type="button" class="menu-button" aria-haspopup="dialog" onClick={() => setMenu(true)}>
@@ -654,6 +654,7 @@ function Chat({ live, open, onClose }: { live: TableLive; open: boolean; onClose
           {t("close")}
         </button>
       </div>
+      {lines.length === 0 && <p class="empty">{t("noChat")}</p>}
       <ol class="lines" ref={list} aria-live="polite">
         {lines.map((e) => (
           <li key={e.seq}>
@@ -689,6 +690,7 @@ function Menu(props: {
 }) {
   const { view, live, sound, onSound, switchLang, onClose } = props;
   const [confirm, setConfirm] = useState(false);
+  const [copied, setCopied] = useState(false);
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => {
     dialog.current?.querySelector<HTMLButtonElement>("button")?.focus();
@@ -713,6 +715,23 @@ function Menu(props: {
         <button type="button" onClick={switchLang} lang={lang === "pt" ? "en" : "pt"}>
           {t("language")}
         </button>
+        {"Notification" in window && Notification.permission === "default" && (
+          <button type="button" onClick={askPermission}>
+            {t("notifications")}
+          </button>
+        )}
+        {view.you !== null && (
+          <button
+            type="button"
+            onClick={() => {
+              // The token rides in the fragment, which never reaches a server's logs.
+              const link = `${location.origin}/t/${view.table_id}#token=${me()?.token ?? ""}`;
+              void navigator.clipboard?.writeText(link).then(() => setCopied(true));
+            }}
+          >
+            {copied ? t("copied") : t("deviceLink")}
+          </button>
+        )}
         <DeckPicker
           value={deck}
           onPick={(d) => {
