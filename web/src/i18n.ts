@@ -142,6 +142,7 @@ const pt = {
   ev_bot_seated: "{name} sentou à mesa.",
   notifications: "Avisos de vez",
   noChat: "Nenhuma mensagem ainda.",
+  message: "Mensagem",
   handCards: "Cartas",
   deviceLink: "Link para jogar em outro aparelho",
 };
@@ -289,6 +290,7 @@ const en: Record<Key, string> = {
   ev_bot_seated: "{name} sat down.",
   notifications: "Turn alerts",
   noChat: "No messages yet.",
+  message: "Message",
   handCards: "Cards",
   deviceLink: "Link to play on another device",
 };

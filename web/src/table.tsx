@@ -673,7 +673,7 @@ function Chat({ live, open, onClose }: { live: TableLive; open: boolean; onClose
           void api.chat(live.tableId, line).catch((err: unknown) => live.fail(err));
         }}
       >
-        <input aria-label={t("say")} placeholder={t("say")} value={text} maxLength={500} onInput={(e) => setText(e.currentTarget.value)} />
+        <input aria-label={t("say")} placeholder={t("message")} value={text} maxLength={500} onInput={(e) => setText(e.currentTarget.value)} />
         <button type="submit">{t("send")}</button>
       </form>
     </aside>
