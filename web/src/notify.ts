@@ -6,6 +6,7 @@ import { beep } from "./prefs";
 
 const TITLE = "Gin Rummy";
 let socket: WebSocket | null = null;
+let listening: string | null = null;
 let retry = 0;
 
 export function askPermission(): void {
@@ -35,7 +36,12 @@ document.addEventListener("visibilitychange", () => {
 /** Listen on /v1/players/me/ws while a player is known; reconnects on its own. */
 export function listen(): void {
   const player = me();
-  if (!player || socket) return;
+  if (!player || (socket && listening === player.token)) return;
+  if (socket) {
+    socket.onclose = null; // a new player in this browser: listen for that one instead
+    socket.close();
+  }
+  listening = player.token;
   const ws = new WebSocket(wsUrl(`/v1/players/me/ws?token=${encodeURIComponent(player.token)}`));
   socket = ws;
   ws.onopen = () => (retry = 0);
@@ -47,6 +53,7 @@ export function listen(): void {
     }
   };
   ws.onclose = (close) => {
+    if (socket !== ws) return;
     socket = null;
     if (close.code === 4401) return;
     window.setTimeout(listen, Math.min(10000, 500 * 2 ** retry++));

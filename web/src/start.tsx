@@ -4,7 +4,7 @@ import { api, ApiError, ensurePlayer, me, rememberedTables, rememberTable } from
 import { CardBack, CardFace } from "./cards";
 import { t, type Key } from "./i18n";
 import { navigate } from "./router";
-import { askPermission } from "./notify";
+import { askPermission, listen } from "./notify";
 import { deckPref, setDeckPref } from "./prefs";
 import type { BotLevel, DeckDesign, MatchRecord, TableOut } from "./types";
 import { BOT_LEVELS, BOT_NAMES, DECK_DESIGNS } from "./types";
@@ -76,6 +76,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
     setError(null);
     try {
       await ensurePlayer(trimmed);
+      listen();
       const rules: Record<string, number> = {};
       if (target !== 100) rules.target = target;
       if (knockLimit !== 10 && preset !== "oklahoma") rules.knock_limit = knockLimit;

@@ -4,7 +4,7 @@ import { api, ensurePlayer, me, rememberTable } from "./api";
 import { CardBack, CardFace, cardText } from "./cards";
 import { cardName, lang, t } from "./i18n";
 import { TableLive } from "./live";
-import { askPermission, yourTurn } from "./notify";
+import { askPermission, listen, yourTurn } from "./notify";
 import { beep, deckPref, setDeckPref, setSound, soundOn } from "./prefs";
 import { ResultBoard } from "./result";
 import { navigate } from "./router";
@@ -39,7 +39,10 @@ function NameGate({ onDone }: { onDone: () => void }) {
             e.preventDefault();
             if (!name.trim()) return;
             setDeckPref(deck);
-            void ensurePlayer(name.trim()).then(onDone);
+            void ensurePlayer(name.trim()).then(() => {
+              listen();
+              onDone();
+            });
           }}
         >
           <NameField value={name} onInput={setName} />
@@ -391,6 +394,7 @@ function Scoreboard({ view, game, bottom }: { view: TableOut; game: GameView; bo
     <div class="scoreboard">
       <span class="score me">
         <span class="who">{nameOf(view, bottom)}</span> <b data-score={bottom}>{game.match.scores[bottom]}</b>
+        {game.hand.dealer === bottom && <span class="badge">{t("dealer")}</span>}
       </span>
       {yours && (
         <span class="deadwood" title={t("deadwood")}>
