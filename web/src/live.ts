@@ -38,6 +38,8 @@ export class TableLive {
 
   start(): void {
     this.connect();
+    // The view over HTTP at the same time: whichever answers first is drawn first.
+    void this.refresh();
   }
 
   stop(): void {
