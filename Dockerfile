@@ -3,6 +3,15 @@
 # Migrations run at start (MIGRATE_ON_START=true); with several replicas, run them once
 # (`alembic upgrade head`, the compose file's `migrate` service) and set it false.
 # docs/operations.md has every setting.
+
+# The web client is built in a stage of its own; only its web/dist reaches the image.
+FROM node:20-slim AS web
+WORKDIR /web
+COPY web/package.json web/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY web/ ./
+RUN npx vite build
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -24,6 +33,8 @@ RUN pip install . \
 # this directory imports this tree, with the Alembic scripts next to it.
 COPY alembic.ini ./
 COPY alembic ./alembic
+# Served at / (app/api/routes/web.py finds it beside the app package).
+COPY --from=web /web/dist ./web/dist
 
 USER 10001
 

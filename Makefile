@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint web-check web-types bench clean
+
+# The web client (web/): npm ci when the lock changes, vite build when a source is newer.
+WEB_DEPS := web/node_modules/.installed
+WEB_BUILD := web/dist/index.html
+WEB_SRC := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -12,7 +17,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+$(WEB_DEPS): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB_BUILD): $(WEB_DEPS) $(WEB_SRC)
+	cd web && npx vite build --logLevel warn
+
+web-check: $(WEB_DEPS)
+	cd web && npx tsc --noEmit
+
+# After an API change: regenerate the client's types from the server's schemas.
+web-types: $(STAMP) $(WEB_DEPS)
+	$(BIN)/python -m scripts.web_schemas
+	cd web && npm run --silent types
+
+run: $(STAMP) $(WEB_BUILD)
 	$(BIN)/python -m app
 
 lint: $(STAMP)
@@ -20,11 +40,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint web-check $(WEB_BUILD)
 	$(BIN)/pytest
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/engine.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache web/node_modules web/dist

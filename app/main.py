@@ -24,7 +24,7 @@ from app.api import errors
 from app.api.request_body import BodyLimit
 from app.api.access import AccessMiddleware
 from app.api.ratelimit import RateLimitMiddleware
-from app.api.routes import health, live, moves, players, ratings, tables
+from app.api.routes import health, live, moves, players, ratings, tables, web
 from app.service.bots import BotRunner
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
@@ -142,4 +142,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Moves first: routes are matched in order, and moves are most of the traffic.
     for module in (moves, players, tables, live, health, ratings):
         app.include_router(module.router)
+    web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

@@ -1,0 +1,122 @@
+"""Two people play through the copied invite link while a third watches and chats."""
+
+from __future__ import annotations
+
+import time
+
+from playwright.sync_api import Page, WebSocket, expect
+
+from tests.web.conftest import Contexts
+from tests.web.helpers import ACTIONABLE, click_turn, hand_cards
+
+RANKS = {"A": "ás", "T": "dez", "J": "valete", "Q": "dama", "K": "rei", "2": "dois", "3": "três"}
+RANKS |= {"4": "quatro", "5": "cinco", "6": "seis", "7": "sete", "8": "oito", "9": "nove"}
+SUITS = {"C": "paus", "D": "ouros", "H": "copas", "S": "espadas"}
+
+
+def card_name(code: str) -> str:
+    return f"{RANKS[code[0]]} de {SUITS[code[1]]}"
+
+
+def say(page: Page, text: str) -> None:
+    page.fill(".chat .say input", text)
+    page.press(".chat .say input", "Enter")
+
+
+def same_version(pages: list[Page]) -> str:
+    """Wait until every page shows the same version of the table; that version."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        versions = {p.get_attribute(".game", "data-version") for p in pages}
+        if len(versions) == 1:
+            return versions.pop() or ""
+        time.sleep(0.05)
+    raise AssertionError(f"the pages disagree: {versions}")
+
+
+def play(players: list[Page], moves: int | None = None) -> int:
+    """Alternate the two players' clicks: ``moves`` moves, or until the hand is over."""
+    done = 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if players[0].get_attribute(".game", "data-phase") == "over":
+            return done
+        if moves is not None and done >= moves:
+            return done
+        for page in players:
+            mine = page.locator(".hand-card[aria-pressed], .actions button").count()
+            if mine and click_turn(page):
+                done += 1
+                break
+        else:
+            time.sleep(0.05)
+    raise AssertionError("the hand did not end")
+
+
+def test_two_players_by_invite_link_a_spectator_watches_and_chat_goes_both_ways(
+    contexts: Contexts,
+) -> None:
+    ada = contexts.new(permissions=["clipboard-read", "clipboard-write"]).new_page()
+    ada.goto("/")
+    ada.fill("input[name=name]", "Ada")
+    ada.click("button:has-text('CRIAR CONVITE')")
+    ada.click("button:has-text('COPIAR')")
+    expect(ada.locator("button:has-text('Copiado!')")).to_be_visible()
+    link = str(ada.evaluate("navigator.clipboard.readText()"))
+    assert "/t/" in link and "invite=" in link
+
+    bo = contexts.new().new_page()
+    bo.goto(link)
+    bo.fill("input[name=name]", "Bo")
+    bo.click("button[type=submit]")
+    expect(bo.locator(".waiting")).to_contain_text("Esperando Ada começar")
+    ada.click("button:has-text('COMEÇAR A PARTIDA')")
+
+    frames: list[str] = []
+
+    def on_socket(ws: WebSocket) -> None:
+        ws.on("framereceived", lambda payload: frames.append(str(payload)))
+
+    cy = contexts.new().new_page()
+    cy.on("websocket", on_socket)
+    cy.goto(link)
+    cy.fill("input[name=name]", "Cy")
+    cy.click("button[type=submit]")
+    cy.wait_for_selector(".game")
+    assert cy.locator(".hand .hand-card").count() == 0  # no hand of its own: watching
+
+    say(ada, "boa sorte, Bo")
+    expect(bo.locator(".chat .lines")).to_contain_text("boa sorte, Bo")
+    say(bo, "obrigado, Ada")
+    expect(ada.locator(".chat .lines")).to_contain_text("obrigado, Ada")
+    say(cy, "estou assistindo")
+    for page in (ada, bo, cy):
+        expect(page.locator(".chat .lines")).to_contain_text("boa sorte, Bo")
+        expect(page.locator(".chat .lines")).to_contain_text("obrigado, Ada")
+        expect(page.locator(".chat .lines")).to_contain_text("estou assistindo")
+
+    players = [ada, bo]
+    assert play(players, moves=8) == 8
+    same_version([ada, bo, cy])
+    assert ada.get_attribute(".game", "data-phase") != "over"
+    known = set(cy.eval_on_selector_all(".known [data-card]", "e => e.map(x => x.dataset.card)"))
+    held = set(hand_cards(ada)) | set(hand_cards(bo))
+    assert len(held) == 20 or len(held) == 21
+    hidden = held - known
+    assert len(hidden) >= 17
+    html = cy.content()
+    for card in hidden:
+        assert f'data-card="{card}"' not in html
+        assert card_name(card) not in html
+    assert frames
+    for payload in frames:
+        assert '"yours"' not in payload
+        leaked = [card for card in hidden if f'"{card}"' in payload]
+        assert not leaked, (leaked, payload[:300])
+    # The spectator sees the public part: both card counts and the pile.
+    expect(cy.locator(".seat-zone")).to_have_count(2)
+
+    play(players)
+    for page in (ada, bo, cy):
+        expect(page.locator(".result-board [data-outcome]")).to_be_visible()
+    assert ada.locator(ACTIONABLE).count() > 0

@@ -1,0 +1,31 @@
+"""The built client is served at ``/`` beside the API, which keeps its paths and errors."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+from tests.api.conftest import Server
+
+
+def test_the_client_pages_assets_and_api_share_one_server(web_server: Server) -> None:
+    with httpx.Client(base_url=web_server.url) as http:
+        index = http.get("/")
+        assert index.status_code == 200
+        assert '<div id="app">' in index.text
+        assert index.headers["cache-control"] == "no-cache"
+        # A page of the client (a table) gets the same document: the client routes it.
+        page = http.get("/t/3c9d1f0e2b7a4e5d8c6b0a1f2e3d4c5b?invite=X")
+        assert page.status_code == 200 and page.text == index.text
+        script = re.search(r'src="(/assets/[^"]+\.js)"', index.text)
+        assert script
+        asset = http.get(script.group(1))
+        assert asset.status_code == 200
+        assert "immutable" in asset.headers["cache-control"]
+        # The API is untouched: an unknown API path is still a JSON 404.
+        missing = http.get("/v1/nothing-here")
+        assert missing.status_code == 404
+        assert missing.json()["code"]
+        assert http.get("/healthz").json() == {"status": "ok"}
+        assert http.get("/openapi.json").status_code == 200

@@ -1,0 +1,124 @@
+// The public HTTP API, with the player's token kept in localStorage.
+import type {
+  BotLevel,
+  CommandOut,
+  DeckDesign,
+  GameEvent,
+  HandOut,
+  MatchRecord,
+  PlayerCreated,
+  PlayerOut,
+  TableCreate,
+  TableOut,
+} from "./types";
+
+const KEY = "ginrummy.player";
+const TABLES_KEY = "ginrummy.tables";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Me {
+  id: string;
+  name: string;
+  token: string;
+}
+
+export function me(): Me | null {
+  try {
+    const raw = localStorage.getItem(KEY);
+    return raw ? (JSON.parse(raw) as Me) : null;
+  } catch {
+    return null;
+  }
+}
+
+function saveMe(player: Me): void {
+  localStorage.setItem(KEY, JSON.stringify(player));
+}
+
+async function call<T>(method: string, path: string, body?: unknown, auth = true): Promise<T> {
+  const headers: Record<string, string> = {};
+  const player = me();
+  if (auth && player) headers.Authorization = `Bearer ${player.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const data: unknown = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const err = (data ?? {}) as { code?: string; message?: string };
+    throw new ApiError(response.status, err.code ?? "http_" + response.status, err.message ?? text);
+  }
+  return data as T;
+}
+
+/** A player with this name: the stored one, or a new one (names never change on the server). */
+export async function ensurePlayer(name: string): Promise<Me> {
+  const current = me();
+  if (current && current.name === name) return current;
+  const created = await call<PlayerCreated>("POST", "/v1/players", { name }, false);
+  const player = { id: created.id, name: created.name, token: created.token };
+  saveMe(player);
+  return player;
+}
+
+/** Adopt a token carried by a link (`#token=`), so another device plays as the same player. */
+export async function adoptToken(token: string): Promise<Me | null> {
+  const response = await fetch("/v1/players/me", { headers: { Authorization: `Bearer ${token}` } });
+  if (!response.ok) return null;
+  const player = (await response.json()) as PlayerOut;
+  const adopted = { id: player.id, name: player.name, token };
+  saveMe(adopted);
+  return adopted;
+}
+
+export const api = {
+  createTable: (body: TableCreate) => call<TableOut>("POST", "/v1/tables", body),
+  table: (id: string) => call<TableOut>("GET", `/v1/tables/${id}`),
+  join: (code: string, deck: DeckDesign) =>
+    call<CommandOut>("POST", `/v1/invites/${encodeURIComponent(code)}`, { deck_design: deck }),
+  seatBot: (id: string, level: BotLevel) => call<CommandOut>("POST", `/v1/tables/${id}/bot`, { level }),
+  removeBot: (id: string) => call<CommandOut>("DELETE", `/v1/tables/${id}/bot`),
+  start: (id: string) => call<CommandOut>("POST", `/v1/tables/${id}/start`, {}),
+  rematch: (id: string) => call<CommandOut>("POST", `/v1/tables/${id}/rematch`, {}),
+  deck: (id: string, design: DeckDesign) => call<CommandOut>("PUT", `/v1/tables/${id}/deck`, { design }),
+  chat: (id: string, text: string) => call<CommandOut>("POST", `/v1/tables/${id}/chat`, { text }),
+  events: (id: string, since: number) =>
+    call<GameEvent[]>("GET", `/v1/tables/${id}/events?since=${since}&limit=1000`),
+  hand: (id: string, number: number, match: number) =>
+    call<HandOut>("GET", `/v1/tables/${id}/hands/${number}?match=${match}`, undefined, false),
+  matches: () => call<MatchRecord[]>("GET", "/v1/players/me/matches"),
+  /** One move: the path of its route and its body. */
+  move: (id: string, path: string, body: Record<string, unknown> = {}) =>
+    call<CommandOut>("POST", `/v1/tables/${id}/${path}`, body),
+};
+
+/** The tables this browser has sat at or watched, newest first (the API keeps no such list). */
+export function rememberedTables(): string[] {
+  try {
+    return JSON.parse(localStorage.getItem(TABLES_KEY) ?? "[]") as string[];
+  } catch {
+    return [];
+  }
+}
+
+export function rememberTable(id: string): void {
+  const ids = [id, ...rememberedTables().filter((t) => t !== id)].slice(0, 20);
+  localStorage.setItem(TABLES_KEY, JSON.stringify(ids));
+}
+
+export function wsUrl(path: string): string {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${location.host}${path}`;
+}

@@ -1,0 +1,186 @@
+// A table's live state: the view (server-sent, never computed here), the log it has seen, and
+// its WebSocket, which resumes with `since` after a drop so no event is missed.
+import { api, ApiError, me, wsUrl } from "./api";
+import type { EventMessage, ViewMessage } from "./generated/ws";
+import type { CommandOut, GameEvent, ServerMessage, TableOut } from "./types";
+
+export type Connection = "connecting" | "online" | "offline";
+const LOG_LIMIT = 300;
+
+export class TableLive {
+  view: TableOut | null = null;
+  log: GameEvent[] = [];
+  connection: Connection = "connecting";
+  error: string | null = null;
+  busy = false;
+  /** The last seq received on the socket (view, event or skip): what `since` resumes from. */
+  private wsSeq: number | null = null;
+  private socket: WebSocket | null = null;
+  private retry = 0;
+  private timer: number | undefined;
+  private closed = false;
+  private refreshing = false;
+  private refreshAgain = false;
+  private listeners = new Set<() => void>();
+  onYourTurn: (() => void) | null = null;
+  onEvent: ((event: GameEvent) => void) | null = null;
+
+  constructor(readonly tableId: string) {}
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  start(): void {
+    this.connect();
+    // The view over HTTP at the same time: whichever answers first is drawn first.
+    void this.refresh();
+  }
+
+  stop(): void {
+    this.closed = true;
+    window.clearTimeout(this.timer);
+    this.socket?.close();
+  }
+
+  private connect(): void {
+    const player = me();
+    const query = new URLSearchParams();
+    if (player) query.set("token", player.token);
+    if (this.wsSeq !== null) query.set("since", String(this.wsSeq));
+    const socket = new WebSocket(wsUrl(`/v1/tables/${this.tableId}/ws?${query}`));
+    this.socket = socket;
+    socket.onopen = () => {
+      this.retry = 0;
+      this.connection = "online";
+      this.emit();
+    };
+    socket.onmessage = (message) => this.receive(JSON.parse(String(message.data)) as ServerMessage);
+    socket.onclose = (close) => {
+      if (this.socket !== socket || this.closed) return;
+      this.socket = null;
+      if (close.code === 4404) {
+        this.error = "table_not_found";
+        this.emit();
+        return;
+      }
+      this.connection = "offline";
+      this.emit();
+      const delay = Math.min(5000, 300 * 2 ** this.retry++);
+      this.timer = window.setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  private receive(message: ServerMessage): void {
+    switch (message.type) {
+      case "view": {
+        const m = message as ViewMessage;
+        this.wsSeq = m.seq;
+        this.accept(m.table as TableOut, true);
+        if (this.log.length === 0) void this.loadHistory(m.seq);
+        break;
+      }
+      case "event": {
+        const m = message as EventMessage;
+        this.wsSeq = m.seq;
+        const event = { ...(m.event as GameEvent), seq: m.seq };
+        this.record([event]);
+        this.onEvent?.(event);
+        if (event.type !== "chat" && (!this.view || m.seq > this.view.seq)) void this.refresh();
+        break;
+      }
+      case "skip":
+        this.wsSeq = message.seq ?? this.wsSeq;
+        if (this.view && (message.seq ?? 0) > this.view.seq) void this.refresh();
+        break;
+      case "your_turn":
+        this.onYourTurn?.();
+        break;
+      default:
+        // heartbeat, pong, and any message type a newer server adds: nothing to do.
+        break;
+    }
+  }
+
+  /** Keep the newest game state: a view replaces ours unless its version is older. */
+  accept(view: TableOut, force = false): void {
+    if (force || !this.view || view.version >= this.view.version) {
+      if (this.view && !force && view.version === this.view.version && view.seq < this.view.seq) {
+        return;
+      }
+      this.view = view;
+      this.emit();
+    }
+  }
+
+  private record(events: GameEvent[]): void {
+    const seen = new Set(this.log.map((e) => e.seq));
+    const fresh = events.filter((e) => e.seq === undefined || !seen.has(e.seq));
+    if (!fresh.length) return;
+    this.log = [...this.log, ...fresh].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0)).slice(-LOG_LIMIT);
+    this.emit();
+  }
+
+  /** What was said before this page opened (chat lines and the last moves). */
+  private async loadHistory(upTo: number): Promise<void> {
+    let since = Math.max(0, upTo - 2000);
+    try {
+      for (;;) {
+        const page = await api.events(this.tableId, since);
+        this.record(page.filter((e) => (e.seq ?? 0) <= upTo));
+        if (page.length < 1000) break;
+        since = page[page.length - 1].seq ?? upTo;
+      }
+    } catch {
+      // The history is a courtesy: the live stream goes on without it.
+    }
+  }
+
+  async refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
+    try {
+      do {
+        this.refreshAgain = false;
+        this.accept(await api.table(this.tableId));
+      } while (this.refreshAgain);
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  /** Run a command; its response is this table's newest view, rendered at once. */
+  async command(run: () => Promise<CommandOut>): Promise<boolean> {
+    if (this.busy) return false;
+    this.busy = true;
+    this.error = null;
+    try {
+      const out = await run();
+      this.accept(out.table);
+      this.record(out.events.filter((e) => e.type === "chat"));
+      return true;
+    } catch (err) {
+      this.fail(err);
+      void this.refresh();
+      return false;
+    } finally {
+      this.busy = false;
+      this.emit();
+    }
+  }
+
+  fail(err: unknown): void {
+    this.error = err instanceof ApiError ? err.message : String(err);
+    this.emit();
+  }
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from "vite";
+
+// `npm run build` writes dist/, which the server serves at `/` (app/api/routes/web.py).
+// `npx vite` serves the sources with the API proxied to `make run`'s server.
+export default defineConfig({
+  esbuild: { jsx: "automatic", jsxImportSource: "preact" },
+  build: { outDir: "dist", target: "es2020", assetsInlineLimit: 0, reportCompressedSize: false },
+  server: {
+    proxy: { "/v1": { target: "http://127.0.0.1:8000", ws: true } },
+  },
+});
