@@ -21,9 +21,9 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from app.api import errors
-from app.api.request_body import BodyLimit
 from app.api.access import AccessMiddleware
 from app.api.ratelimit import RateLimitMiddleware
+from app.api.request_body import BodyLimit
 from app.api.routes import health, live, moves, players, ratings, tables, web
 from app.service.bots import BotRunner
 from app.service.hub import Hub

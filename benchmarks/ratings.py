@@ -42,7 +42,9 @@ from app.service import ratings, records
 from app.service.commands import Actor, Play, Start
 from app.service.glicko2 import Game, rate
 from app.service.hub import Hub
-from app.service.tables import ChatLimiter, TableService
+from app.service.rate_limits import RateLimits
+from app.service.tables import TableService
+from app.settings import Settings
 from app.store import Database, run_migrations
 from app.store import ratings as store
 from app.store.models import utcnow
@@ -62,7 +64,7 @@ def _quantiles(samples: list[float]) -> dict[str, float]:
 async def _service(url: str) -> TableService:
     db = Database(url)
     await run_migrations(db)
-    return TableService(db, Hub(), ChatLimiter(5, 10.0))
+    return TableService(db, Hub(), RateLimits.from_settings(Settings(redis_url=None)))
 
 
 async def _started(service: TableService, rated: bool) -> tuple[str, list[Actor]]:
