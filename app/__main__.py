@@ -17,6 +17,8 @@ def main() -> None:
         host=settings.host,
         port=settings.port,
         ws_per_message_deflate=False,
+        ws_ping_interval=settings.ws_ping_interval,
+        ws_ping_timeout=settings.ws_ping_timeout,
     )
 
 

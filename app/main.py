@@ -1,7 +1,9 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` (``app.service.hub.Hub``), ``service``
+(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.service.hub.Hub`` in
+process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> str | None``
+says why it is degraded), ``service``
 (``app.service.tables.TableService``) and ``bots`` (``app.service.bots.BotRunner``, which plays
 the bot seats) — WebSocket routes reach them through ``app.state``
 (``websocket.app.state.service``).
@@ -21,6 +23,7 @@ from fastapi import FastAPI
 from app.api import errors
 from app.api.routes import health, live, moves, players, tables
 from app.service.bots import BotRunner
+from app.service.bus import RedisBus
 from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
 from app.settings import Settings
@@ -69,9 +72,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db = Database(settings.database_url)
         if settings.migrate_on_start:
             await run_migrations(db)
-        hub = Hub()
+        hub = (
+            Hub()
+            if settings.redis_url is None
+            else RedisBus(settings.redis_url, settings.redis_prefix)
+        )
+        await hub.start()
         app.state.db = db
         app.state.hub = hub
+        app.state.bus = hub
         service = TableService(
             db,
             hub,
@@ -103,6 +112,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
+            await hub.stop()
             await db.close()
 
     app = FastAPI(

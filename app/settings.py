@@ -22,13 +22,23 @@ class Settings(BaseSettings):
     # behind (in events) ``?since=`` may resume before a full view is sent instead.
     ws_heartbeat: float = 15.0
     ws_resume_limit: int = 1000
+    # WebSockets: messages waiting to be sent to one socket before it is a slow consumer
+    # (closed with 4008, see ``app.api.routes.live``); uvicorn's keepalive: a ping after this
+    # many seconds, and a socket whose pong takes longer than the timeout is closed.
+    ws_send_queue: int = 256
+    ws_ping_interval: float = 20.0
+    ws_ping_timeout: float = 20.0
+    # The bus across processes (``app.service.bus``): None keeps it in process (one server).
+    redis_url: str | None = None
+    # Prefix of every Redis key and channel of this deployment.
+    redis_prefix: str = "ginrummy"
     # Bot seats: the pause before a bot draws (or takes/passes the upcard) and before it
     # discards or knocks (seed 002: about 450 ms each); how often each process looks for bot
     # seats no process acts for; how long a process's claim on a bot seat lasts unrenewed.
     bot_draw_delay: float = 0.45
     bot_discard_delay: float = 0.45
-    bot_scan_interval: float = 1.0
-    bot_lease_seconds: float = 10.0
+    bot_scan_interval: float = 0.5
+    bot_lease_seconds: float = 2.0
     # Once started, take what exists out of garbage collection and make full collections rare
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
     gc_freeze: bool = True
