@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -438,3 +440,107 @@ async def test_seat1_and_spectators_never_receive_hidden_cards_or_seeds(
                 assert seqs == list(range(seqs[0], seqs[-1] + 1))
     finally:
         await db.close()
+
+
+# Order, bad input, slow consumers, disconnects (issue 8).
+
+
+async def test_the_view_comes_before_the_answer_to_a_message_sent_at_once(
+    client: httpx.AsyncClient, live: Server
+) -> None:
+    table_id, players = await seated_table(client)
+    url = ws_url(live, f"/v1/tables/{table_id}/ws?token={players[0].token}")
+    for _ in range(5):
+        async with connect(url, proxy=None) as ws:
+            await ws.send("not json")
+            await ws.send(json.dumps({"type": "ping", "id": "p"}))
+            received = [json.loads(await ws.recv())]
+            while received[-1]["type"] != "pong":
+                received.append(json.loads(await ws.recv()))
+        assert received[0]["type"] == "view"
+        assert [m["type"] for m in received if m["type"] in ("error", "pong")] == ["error", "pong"]
+
+
+@pytest.mark.parametrize("since", ["-1", "abc", "1.5", "", "%C2%B2"])
+async def test_a_bad_since_is_told_why_then_closed_4400(
+    client: httpx.AsyncClient, live: Server, since: str
+) -> None:
+    table_id, players = await seated_table(client)
+    async with listen(live, f"/v1/tables/{table_id}/ws?since={since}", players[0]) as rec:
+        await rec.closed()
+    assert [m["code"] for m in rec.messages] == ["invalid_since"]
+    assert rec.ws.close_code == 4400
+
+
+async def test_a_client_that_stops_reading_is_closed_4008_after_what_was_queued(
+    database_url: str,
+) -> None:
+    server = start_server(database_url, ws_send_queue=8, ws_heartbeat=0)
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            table_id, players = await seated_table(client)
+        url = ws_url(server, f"/v1/tables/{table_id}/ws?token={players[0].token}")
+        # The client reads nothing while it sends: its buffers fill, then the server's.
+        async with connect(url, proxy=None, max_queue=1) as ws:
+            ws.transport.pause_reading()
+            ping = json.dumps({"type": "ping", "id": "x" * 100})
+            async with asyncio.timeout(60):
+                for _ in range(30000):
+                    await ws.send(ping)
+                await asyncio.sleep(1)
+                ws.transport.resume_reading()
+                kinds = []
+                with pytest.raises(ConnectionClosed):
+                    while True:
+                        kinds.append(json.loads(await ws.recv())["type"])
+        assert kinds[0] == "view"
+        assert "pong" in kinds
+        # Bounded: the socket queue filled long before the pings ran out.
+        assert len(kinds) < 30000
+        assert ws.close_code == 4008
+        assert ws.close_reason == "slow consumer: reconnect with since"
+    finally:
+        server.stop()
+
+
+async def test_clients_that_vanish_leave_no_traceback_on_sqlite(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'vanish.db'}")
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            table_id, players = await seated_table(client)
+        url = ws_url(server, f"/v1/tables/{table_id}/ws?token={players[0].token}")
+        with caplog.at_level(logging.WARNING):
+            # Each client leaves at a different moment of the server's catch-up.
+            for i in range(400):
+                async with connect(url, proxy=None) as ws:
+                    if i % 2:
+                        await ws.send(json.dumps({"type": "ping"}))
+                    await asyncio.sleep((i % 7) * 0.0005)
+                    ws.transport.abort()
+            await asyncio.sleep(0.5)
+    finally:
+        server.stop()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+async def test_a_socket_never_jumps_over_events_committed_elsewhere(database_url: str) -> None:
+    """Two servers on one database without a shared bus: the socket on one fills from the log
+    what the other committed, before the next event it hears of itself."""
+    here, there = start_server(database_url), start_server(database_url)
+    try:
+        async with (
+            httpx.AsyncClient(base_url=here.url, timeout=30) as near,
+            httpx.AsyncClient(base_url=there.url, timeout=30) as far,
+        ):
+            table_id, players = await seated_table(near, rules={"target": 500})
+            async with listen(here, f"/v1/tables/{table_id}/ws", players[1]) as rec:
+                start = (await rec.first("view"))["seq"]
+                view = await play(far, table_id, players, 4)
+                view = await play(near, table_id, players, 1)
+                await rec.reach(view["seq"])
+        assert numbered(rec.messages) == list(range(start + 1, view["seq"] + 1))
+    finally:
+        here.stop()
+        there.stop()
