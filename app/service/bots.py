@@ -35,6 +35,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -74,7 +76,8 @@ class BotRunner:
         self.discard_delay = discard_delay
         self.scan_interval = scan_interval
         self.lease = timedelta(seconds=lease_seconds)
-        self.owner = uuid.uuid4().hex
+        # Host and pid first: an operator reading ``seats.bot_lease_owner`` sees who drives.
+        self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
         # Moves this process applied, and moves it dropped because the table had moved on.
         self.moves = 0
         self.stale = 0

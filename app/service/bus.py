@@ -103,6 +103,7 @@ class RedisBus(Hub):
         self._outbox: deque[bytes] = deque()
         self._pending = asyncio.Event()
         self._problem: str | None = "redis: not connected yet"
+        self._outage = False  # an outage was logged and counted, and has not ended yet
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -138,15 +139,18 @@ class RedisBus(Hub):
         self._pending.set()
 
     def _down(self, reason: str) -> None:
-        if self._problem is None:
+        if not self._outage:
+            self._outage = True
             log.warning("bus degraded: %s", reason)
             BUS_OUTAGES.inc()
             BUS_DEGRADED.set(1)
         self._problem = reason
 
     def _up(self) -> None:
-        if self._problem is not None:
-            log.info("bus connected to redis")
+        if self._outage:
+            self._outage = False
+            # A warning too: the end of an outage belongs next to its start in the log.
+            log.warning("bus connected to redis again")
         self._problem = None
         self.epoch += 1
         BUS_DEGRADED.set(0)

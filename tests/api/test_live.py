@@ -67,6 +67,11 @@ class Recorder:
             self._arrived.notify_all()
 
     @property
+    def done(self) -> bool:
+        """The connection ended (closed, or lost)."""
+        return self._task.done()
+
+    @property
     def seq(self) -> int:
         """The newest seq received (0 before any)."""
         return max((m["seq"] for m in self.messages if m["type"] in SEQUENCED), default=0)
