@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,7 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.api.messages import SERVER_MESSAGES
-from app.api.routes.live import frame
+from app.api.routes.live import SEND_GRACE, frame
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, repo
@@ -477,33 +479,81 @@ async def test_a_bad_since_is_told_why_then_closed_4400(
     assert rec.ws.close_code == 4400
 
 
+# Enough answers (each ~200 bytes) to fill the server's send buffer (Linux grows it up to 4 MB),
+# uvicorn's write buffer and the socket's queue while the client reads nothing.
+MESSAGES = 30000
+
+
+def _client_frame(text: str) -> bytes:
+    """A masked WebSocket text frame (RFC 6455 5.2) of under 126 bytes."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([0x81, 0x80 | len(payload)]) + mask + masked
+
+
+def _server_frames(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(opcode, payload) of each unmasked frame in ``data``."""
+    at = 0
+    while at + 2 <= len(data):
+        opcode, size = data[at] & 0x0F, data[at + 1] & 0x7F
+        at += 2
+        if size == 126:
+            size, at = int.from_bytes(data[at : at + 2], "big"), at + 2
+        elif size == 127:
+            size, at = int.from_bytes(data[at : at + 8], "big"), at + 8
+        yield opcode, data[at : at + size]
+        at += size
+
+
 async def test_a_client_that_stops_reading_is_closed_4008_after_what_was_queued(
-    database_url: str,
+    tmp_path: Path,
 ) -> None:
-    server = start_server(database_url, ws_send_queue=8, ws_heartbeat=0)
+    server = start_server(
+        f"sqlite+aiosqlite:///{tmp_path / 'slow.db'}", ws_send_queue=8, ws_heartbeat=0
+    )
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-            table_id, players = await seated_table(client)
-        url = ws_url(server, f"/v1/tables/{table_id}/ws?token={players[0].token}")
-        # The client reads nothing while it sends: its buffers fill, then the server's.
-        async with connect(url, proxy=None, max_queue=1) as ws:
-            ws.transport.pause_reading()
-            ping = json.dumps({"type": "ping", "id": "x" * 100})
-            async with asyncio.timeout(60):
-                for _ in range(30000):
-                    await ws.send(ping)
-                await asyncio.sleep(1)
-                ws.transport.resume_reading()
-                kinds = []
-                with pytest.raises(ConnectionClosed):
-                    while True:
-                        kinds.append(json.loads(await ws.recv())["type"])
-        assert kinds[0] == "view"
-        assert "pong" in kinds
-        # Bounded: the socket queue filled long before the pings ran out.
-        assert len(kinds) < 30000
-        assert ws.close_code == 4008
-        assert ws.close_reason == "slow consumer: reconnect with since"
+            table_id, players = await seated_table(client, rules={"target": 500})
+            head = (await get_table(client, table_id, players[0]))["seq"]
+            view = await play(client, table_id, players, 30)
+        # A catch-up larger than the queue is a burst, not a slow consumer.
+        path = f"/v1/tables/{table_id}/ws"
+        async with listen(server, f"{path}?since={head}", players[0]) as rec:
+            await rec.reach(view["seq"])
+            assert numbered(rec.messages) == list(range(head + 1, view["seq"] + 1))
+        assert rec.ws.close_code in (None, 1000)
+        # A raw client that sends and never reads: each message is answered by an error.
+        port = server.settings.port
+        raw = socket.socket()
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # no room kept for it
+        raw.connect(("127.0.0.1", port))
+        reader, writer = await asyncio.open_connection(sock=raw)
+        writer.write(
+            (
+                f"GET {path}?token={players[0].token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        bad_move = _client_frame(json.dumps({"type": "move", "kind": "x"}))
+        async with asyncio.timeout(120):
+            for _ in range(MESSAGES // 100):
+                writer.write(bad_move * 100)
+                await writer.drain()
+            # Still not reading when the server's grace for a full queue runs out.
+            await asyncio.sleep(SEND_GRACE + 2)
+            data = await reader.read()  # everything up to the server's hang-up
+        writer.close()
+        head_end = data.index(b"\r\n\r\n") + 4
+        assert data.startswith(b"HTTP/1.1 101")
+        frames = list(_server_frames(data[head_end:]))
+        texts = [json.loads(p)["type"] for op, p in frames if op == 0x1]
+        assert texts[0] == "view" and "error" in texts
+        # Bounded: the socket queue filled long before the client stopped sending.
+        assert len(texts) < MESSAGES
+        close = [p for op, p in frames if op == 0x8]
+        assert close == [(4008).to_bytes(2, "big") + b"slow consumer: reconnect with since"]
     finally:
         server.stop()
 

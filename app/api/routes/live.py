@@ -20,9 +20,10 @@
   log. While the bus is degraded (Redis down) the stream reads the log every
   ``hub.POLL_INTERVAL`` s itself, so events committed by other processes still arrive.
 - A recipient whose subscription falls ``hub.QUEUE_LIMIT`` events behind gets a fresh ``view``.
-- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; one more and
-  the socket is closed with code 4008 (reason ``slow consumer``) after the queued messages, so
-  the client reconnects with ``?since=`` its last seq and loses nothing. A client that does not
+- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when it is
+  still full ``SEND_GRACE`` (5) seconds later, the socket is closed with code 4008 (reason
+  ``slow consumer: reconnect with since``) after the queued messages, so the client reconnects
+  with ``?since=`` its last seq and loses nothing. A client that does not
   read at all is cut by the keepalive (``ws_ping_interval`` + ``ws_ping_timeout``).
 - The first message is always the ``view`` (or the catch-up): the client's messages are
   answered only after it.
@@ -75,6 +76,9 @@ CLOSE_INTERNAL = 1011
 
 T = TypeVar("T")
 
+# How long a send may wait for room in a full socket queue before the client is a slow
+# consumer (seconds): a burst the client reads drains well within it.
+SEND_GRACE = 5.0
 # The longest a table stream waits before it looks at the bus's health again (seconds).
 AWAKE = 1.0
 
@@ -125,18 +129,25 @@ class Socket:
         # Unbounded underneath: the limit is enforced in ``send``, so the close always fits.
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self._closing = False
+        self._room = asyncio.Event()  # set by the writer when the queue is below its limit
         # Set once the first message (the view) is queued: the client's messages wait for it.
         self.ready = asyncio.Event()
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Queue ``message``; past ``queue_limit`` waiting, queue the 4008 close instead."""
+        """Queue ``message``. With ``queue_limit`` waiting, wait up to ``SEND_GRACE`` s for
+        room (a burst, such as a catch-up, drains); still full, queue the 4008 close instead."""
         if self._closing:
             return
         if self._outbox.qsize() >= self.queue_limit:
-            self._closing = True
-            SLOW_CONSUMERS.inc()
-            self._outbox.put_nowait(None)
-            return
+            self._room.clear()
+            try:
+                async with asyncio.timeout(SEND_GRACE):
+                    await self._room.wait()
+            except TimeoutError:
+                self._closing = True
+                SLOW_CONSUMERS.inc()
+                self._outbox.put_nowait(None)
+                return
         self._outbox.put_nowait(_text(message))
 
     async def refuse(self, code: int, exc: ServiceError) -> None:
@@ -147,6 +158,8 @@ class Socket:
 
     async def _write(self) -> None:
         while (text := await self._outbox.get()) is not None:
+            if self._outbox.qsize() < self.queue_limit:
+                self._room.set()
             await self.websocket.send_text(text)
         await self.websocket.close(CLOSE_SLOW_CONSUMER, "slow consumer: reconnect with since")
 
@@ -249,11 +262,11 @@ class TableStream:
                     item = await events.get()
                 if item is None:
                     return  # overflowed
+            sent = self.last
             if degraded or hub.epoch != self.epoch:
                 # Other processes' events may be missing: read the log once.
                 self.epoch = hub.epoch
                 await self._fill(None)
-            sent = self.last
             if item is not None:
                 await self._send_event(item)
                 while (more := events.get_nowait()) is not None:
