@@ -324,7 +324,10 @@ async def healthz(clients: list[httpx.AsyncClient], servers: list[Server], secon
     async def loop(http: httpx.AsyncClient) -> None:
         nonlocal count
         while time.perf_counter() < deadline:
-            r = await http.get("/healthz")
+            try:
+                r = await http.get("/healthz")
+            except httpx.RemoteProtocolError:
+                continue  # a kept-alive connection the server closed as idle meanwhile
             assert r.status_code == 200
             count += 1
 
