@@ -188,6 +188,9 @@ class RedisBus(Hub):
                 if origin != self.origin:
                     BUS_RECEIVED.inc()
                     BUS_LAG.observe(max(0.0, time.time() - sent))
+                    for table_id in {e.table_id for e in events}:
+                        for callback in self._remote:
+                            callback(table_id)
                     Hub.deliver(self, events, notes)
 
     async def _publish(self) -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -130,6 +130,13 @@ class Hub:
         self._tables: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
         self._players: dict[str, set[Subscription[Notification]]] = defaultdict(set)
         self.epoch = 0
+        # Called with the table id of each commit another process made (see ``on_remote``).
+        self._remote: list[Callable[[str], object]] = []
+
+    def on_remote(self, callback: Callable[[str], object]) -> None:
+        """Call ``callback(table_id)`` for each commit of another process (a cache of that
+        table here is stale). In process: never."""
+        self._remote.append(callback)
 
     async def start(self) -> None:
         """Nothing to connect in process."""

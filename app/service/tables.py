@@ -170,6 +170,8 @@ class TableService:
         self._actors: LRU[str, Actor] = LRU(ACTOR_CACHE)
         # Table id -> the table as this process last committed or loaded it (see ``_decide``).
         self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
+        # Another process moved a table on: load it afresh rather than fail a commit on it.
+        hub.on_remote(self._tables.pop)
 
     # Players.
 
