@@ -22,7 +22,8 @@ subscriptions: ``deliver(events, notes)`` (what the pipeline calls after each co
 ``start()`` / ``stop()``, ``health() -> str | None`` (None: live; else why events from other
 processes may be late, and listeners should read the log every ``POLL_INTERVAL`` s) and
 ``epoch`` (bumped each time the bus (re)connects: a listener that saw another epoch reads the
-log once, since messages may have been lost meanwhile).
+log once, since messages may have been lost meanwhile) and ``on_remote(callback)`` (called with
+the table id of each commit another process made: the pipeline's table cache drops it).
 """
 
 from __future__ import annotations
