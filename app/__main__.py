@@ -23,6 +23,8 @@ def main() -> None:
         # Our handler and our access log (``app.api.access``), which keeps tokens out.
         log_config=None,
         access_log=False,
+        ws_ping_interval=settings.ws_ping_interval,
+        ws_ping_timeout=settings.ws_ping_timeout,
     )
 
 

@@ -1,11 +1,13 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` (``app.service.hub.Hub``), ``rate_limits``
-(``app.service.rate_limits.RateLimits``), ``service`` (``app.service.tables.TableService``),
-``bots`` (``app.service.bots.BotRunner``, which plays the bot seats) and ``readiness``
-(``app.api.routes.health.Readiness``, the named checks of ``/readyz``) — WebSocket routes reach
-them through ``app.state`` (``websocket.app.state.service``).
+(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.service.hub.Hub`` in
+process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> str | None``
+says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
+``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
+which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
+checks of ``/readyz``) — WebSocket routes reach them through ``app.state``
+(``websocket.app.state.service``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from app.api.ratelimit import RateLimitMiddleware
 from app.api.request_body import BodyLimit
 from app.api.routes import health, live, moves, players, ratings, tables, web
 from app.service.bots import BotRunner
+from app.service.bus import RedisBus
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
@@ -78,6 +81,17 @@ def database_check(db: Database) -> health.Check:
     return check
 
 
+def bus_check(bus: Hub) -> health.Check:
+    """The readiness check of the bus: its subscriber task is connected to Redis."""
+
+    async def check() -> None:
+        reason = bus.health()
+        if reason is not None:
+            raise ConnectionError(reason)
+
+    return check
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new app instance for ``settings`` (environment defaults when None)."""
     settings = settings or Settings()
@@ -87,16 +101,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db = Database(settings.database_url)
         if settings.migrate_on_start:
             await run_migrations(db)
-        hub = Hub()
+        hub = (
+            Hub()
+            if settings.redis_url is None
+            else RedisBus(settings.redis_url, settings.redis_prefix)
+        )
+        await hub.start()
         rate_limits = RateLimits.from_settings(settings)
         app.state.db = db
         app.state.hub = hub
+        app.state.bus = hub
         app.state.rate_limits = rate_limits
         service = TableService(db, hub, rate_limits, settings.public_url)
         readiness = app.state.readiness = health.Readiness()
         readiness.add("database", database_check(db))
         if settings.redis_url is not None:
             readiness.add("redis", rate_limits.check_redis, required=False)
+            readiness.add("bus", bus_check(hub), required=False)
         bots = BotRunner(
             service,
             draw_delay=settings.bot_draw_delay,
@@ -122,6 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
+            await hub.stop()
             await rate_limits.close()
             await db.close()
 

@@ -25,13 +25,19 @@ class Settings(BaseSettings):
     # behind (in events) ``?since=`` may resume before a full view is sent instead.
     ws_heartbeat: float = 15.0
     ws_resume_limit: int = 1000
+    # WebSockets: messages waiting to be sent to one socket before it is a slow consumer
+    # (closed with 4008, see ``app.api.routes.live``); uvicorn's keepalive: a ping after this
+    # many seconds, and a socket whose pong takes longer than the timeout is closed.
+    ws_send_queue: int = 256
+    ws_ping_interval: float = 20.0
+    ws_ping_timeout: float = 20.0
     # Bot seats: the pause before a bot draws (or takes/passes the upcard) and before it
     # discards or knocks (seed 002: about 450 ms each); how often each process looks for bot
     # seats no process acts for; how long a process's claim on a bot seat lasts unrenewed.
     bot_draw_delay: float = 0.45
     bot_discard_delay: float = 0.45
-    bot_scan_interval: float = 1.0
-    bot_lease_seconds: float = 10.0
+    bot_scan_interval: float = 0.5
+    bot_lease_seconds: float = 2.0
     # Once started, take what exists out of garbage collection and make full collections rare
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
     gc_freeze: bool = True
@@ -47,8 +53,9 @@ class Settings(BaseSettings):
     ws_max_message_bytes: int = 16384
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True
-    # Redis, shared by the processes of one deployment (None: everything stays in-process);
-    # every key and channel starts with ``redis_prefix``.
+    # Redis, shared by the processes of one deployment: the bus across processes
+    # (``app.service.bus``) and the rate limits. None keeps everything in process (one server).
+    # Every key and channel starts with ``redis_prefix``.
     redis_url: str | None = None
     redis_prefix: str = "ginrummy"
     # Rate limits, in the ``limits`` library's notation ("1200/minute", "20 per second"; ""

@@ -1,6 +1,7 @@
 """Server speed: N tables played at once over HTTP and WebSocket; prints tables, then one JSON line.
 
     python benchmarks/server.py --tables 100 --seconds 15 [--think 0.5] [--db sqlite postgresql]
+    python benchmarks/server.py --processes 2 --db postgresql [--redis redis://127.0.0.1:6379/0]
 
 For each database it starts ``uvicorn`` as a subprocess (a temp SQLite file; a fresh PostgreSQL
 database on 127.0.0.1:5432, dropped afterwards), creates N tables with two players each, and
@@ -31,6 +32,12 @@ same per request) and the client's, which hold whatever the load, and the load a
 capacity >= 40% of the /healthz ceiling.
 
 The server runs as ``python -m app`` does: without WebSocket per-message deflate.
+
+``--processes N`` starts N servers on the same database, sharing one Redis (``--redis``, a
+unique ``REDIS_PREFIX`` per run; the Redis bus is on even for N = 1, to compare): table i's
+seat 0 plays through server i mod N and seat 1 through server (i + 1) mod N, so with N >= 2
+every event delivery timed above is cross-process (committed by the mover's server, received on
+the opponent's socket through another). CPU figures are the sum over the N servers.
 """
 
 from __future__ import annotations
@@ -88,11 +95,30 @@ class Server:
     pid: int
 
 
+def servers_cpu(servers: list[Server]) -> float:
+    return sum(cpu_seconds(s.pid) for s in servers)
+
+
 @contextlib.asynccontextmanager
-async def serve(database_url: str) -> AsyncIterator[Server]:
+async def serve_many(
+    database_url: str, processes: int, redis: str | None
+) -> AsyncIterator[list[Server]]:
+    """``processes`` servers on ``database_url`` (the first migrates it), on one Redis bus."""
+    env = {} if redis is None else {"REDIS_URL": redis, "REDIS_PREFIX": f"bench-{uuid.uuid4()}"}
+    async with contextlib.AsyncExitStack() as stack:
+        servers = [await stack.enter_async_context(serve(database_url, env))]
+        env["MIGRATE_ON_START"] = "false"
+        for _ in range(processes - 1):
+            servers.append(await stack.enter_async_context(serve(database_url, env)))
+        yield servers
+
+
+@contextlib.asynccontextmanager
+async def serve(database_url: str, extra: dict[str, str] | None = None) -> AsyncIterator[Server]:
     """uvicorn serving the app on ``database_url`` in a subprocess."""
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    env.update(extra or {})
     command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
     command += ["--log-level", "warning", "--backlog", "4096"]
@@ -190,6 +216,7 @@ class Seat:
     wake: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     ws: ClientConnection | None = None
     http: httpx.AsyncClient = field(init=False)
+    server: Server = field(init=False)
 
     @property
     def auth(self) -> dict[str, str]:
@@ -253,8 +280,9 @@ async def play(seat: Seat, bench: Bench) -> None:
                 path, body = choose(game)
 
 
-async def setup(http: httpx.AsyncClient, ws_base: str, tables: int) -> list[Seat]:
-    """N tables with two new players each, their sockets connected (not yet started)."""
+async def setup(http: httpx.AsyncClient, servers: list[Server], tables: int) -> list[Seat]:
+    """N tables with two new players each, their sockets connected (not yet started); seat s
+    of table i is served by server (i + s) mod len(servers)."""
 
     async def one(i: int) -> list[Seat]:
         a = (await http.post("/v1/players", json={"name": f"a{i}"})).json()
@@ -268,6 +296,8 @@ async def setup(http: httpx.AsyncClient, ws_base: str, tables: int) -> list[Seat
         assert join.status_code == 200, join.text
         seats = [Seat(table["table_id"], 0, a["token"]), Seat(table["table_id"], 1, b["token"])]
         for seat in seats:
+            seat.server = servers[(i + seat.seat) % len(servers)]
+            ws_base = seat.server.url.replace("http://", "ws://", 1)
             url = f"{ws_base}/v1/tables/{seat.table_id}/ws?token={seat.token}"
             seat.ws = await connect(url, proxy=None, max_queue=None)
         return seats
@@ -286,7 +316,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def healthz(clients: list[httpx.AsyncClient], server: Server, seconds: float) -> JSON:
+async def healthz(clients: list[httpx.AsyncClient], servers: list[Server], seconds: float) -> JSON:
     """GET /healthz from one loop per client for ``seconds``: requests/s and CPU."""
     count = 0
     deadline = time.perf_counter() + seconds
@@ -294,17 +324,20 @@ async def healthz(clients: list[httpx.AsyncClient], server: Server, seconds: flo
     async def loop(http: httpx.AsyncClient) -> None:
         nonlocal count
         while time.perf_counter() < deadline:
-            r = await http.get("/healthz")
+            try:
+                r = await http.get("/healthz")
+            except httpx.RemoteProtocolError:
+                continue  # a kept-alive connection the server closed as idle meanwhile
             assert r.status_code == 200
             count += 1
 
     start = time.perf_counter()
-    cpu = cpu_seconds(server.pid)
+    cpu = servers_cpu(servers)
     await asyncio.gather(*(loop(http) for http in clients))
     elapsed = time.perf_counter() - start
     return {
         "healthz_per_s": round(count / elapsed, 1),
-        "healthz_server_cpu_ms": round((cpu_seconds(server.pid) - cpu) * 1000 / max(count, 1), 3),
+        "healthz_server_cpu_ms": round((servers_cpu(servers) - cpu) * 1000 / max(count, 1), 3),
     }
 
 
@@ -313,20 +346,20 @@ def _ms(values: list[float], q: float) -> float:
 
 
 async def measure(
-    bench: Bench, server: Server, think: float, warmup: float, seconds: float
+    bench: Bench, servers: list[Server], think: float, warmup: float, seconds: float
 ) -> JSON:
     """One phase: switch the clients to ``think``, warm up, then measure for ``seconds``."""
     bench.think = think
     bench.stats = stats = Stats()
     await asyncio.sleep(warmup)
     load = os.getloadavg()[0]
-    cpu = cpu_seconds(server.pid), time.process_time()
+    cpu = servers_cpu(servers), time.process_time()
     stats.measuring = True
     start = time.perf_counter()
     await asyncio.sleep(seconds)
     stats.measuring = False
     elapsed = time.perf_counter() - start
-    server_cpu = cpu_seconds(server.pid) - cpu[0]
+    server_cpu = servers_cpu(servers) - cpu[0]
     client_cpu = time.process_time() - cpu[1]
     moves = max(stats.moves, 1)
     delivery = stats.delivery()
@@ -352,17 +385,27 @@ async def measure(
     }
 
 
-async def run(kind: str, tables: int, seconds: float, warmup: float, think: float) -> JSON:
-    async with database(kind) as url, serve(url) as server:
-        base = server.url
+async def run(
+    kind: str,
+    tables: int,
+    seconds: float,
+    warmup: float,
+    think: float,
+    *,
+    processes: int | None,
+    redis: str,
+) -> JSON:
+    bus = None if processes is None else redis
+    async with database(kind) as url, serve_many(url, processes or 1, bus) as servers:
+        base = servers[0].url
         async with contextlib.AsyncExitStack() as stack:
             http = await stack.enter_async_context(httpx.AsyncClient(base_url=base, timeout=60))
-            seats = await setup(http, base.replace("http://", "ws://", 1), tables)
+            seats = await setup(http, servers, tables)
             for seat in seats:
                 # A client per player, as in life: one shared pool of hundreds of connections
                 # costs httpx more CPU per request than the server spends on it.
                 seat.http = await stack.enter_async_context(
-                    httpx.AsyncClient(base_url=base, timeout=60)
+                    httpx.AsyncClient(base_url=seat.server.url, timeout=60)
                 )
             # The client's own full garbage collections (its 400 connections: ~130 ms each,
             # measured) would stop every player at once and count as move latency. Like the
@@ -377,8 +420,8 @@ async def run(kind: str, tables: int, seconds: float, warmup: float, think: floa
                 hand = r.json()["table"]["game"]["hand"]
                 if hand["turn"] == 0:
                     seat.wake.put_nowait(hand["phase"])
-            paced = await measure(bench, server, think, warmup + think, seconds)
-            capacity = await measure(bench, server, 0.0, warmup, seconds)
+            paced = await measure(bench, servers, think, warmup + think, seconds)
+            capacity = await measure(bench, servers, 0.0, warmup, seconds)
             bench.stop = True
             for seat in seats:
                 seat.wake.put_nowait("stop")
@@ -386,9 +429,9 @@ async def run(kind: str, tables: int, seconds: float, warmup: float, think: floa
                 await seat.ws.close()
             await asyncio.gather(*tasks, return_exceptions=True)
             clients = [s.http for s in seats[::2]]  # as many loops as tables
-            capacity.update(await healthz(clients, server, seconds))
+            capacity.update(await healthz(clients, servers, seconds))
     capacity["moves_vs_healthz"] = round(capacity["moves_per_s"] / capacity["healthz_per_s"], 3)
-    return {"tables": tables, "paced": paced, "capacity": capacity}
+    return {"tables": tables, "processes": len(servers), "paced": paced, "capacity": capacity}
 
 
 def main() -> None:
@@ -398,13 +441,28 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--think", type=float, default=0.5, help="mean think time (s), paced")
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"])
+    parser.add_argument(
+        "--processes", type=int, default=None, help="N servers on one database and Redis bus"
+    )
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="with --processes")
     args = parser.parse_args()
     results: JSON = {}
     for kind in args.db:
         results[kind] = r = uvloop.run(
-            run(kind, args.tables, args.seconds, args.warmup, args.think)
+            run(
+                kind,
+                args.tables,
+                args.seconds,
+                args.warmup,
+                args.think,
+                processes=args.processes,
+                redis=args.redis,
+            )
         )
-        print(f"\n{kind}: {args.tables} tables, {args.seconds:g} s per phase")
+        print(
+            f"\n{kind}: {args.tables} tables, {r['processes']} process(es), "
+            f"{args.seconds:g} s per phase"
+        )
         for phase in ("paced", "capacity"):
             print(f"  {phase}")
             for key, value in r[phase].items():

@@ -20,14 +20,16 @@ Exactly one actor per bot seat, across any number of server processes on one dat
 - and every move is pinned to the version it was decided on, so even a process that lost its
   lease without noticing (a pause longer than the lease) can never apply a move twice or late.
 
-How work is found: the hub of this process (``Hub.tables()``) reports a bot seated or a match
-started here at once; each process also scans the database every ``bot_scan_interval`` seconds
-for tables in a match whose bot seat no live lease covers (a restart, a crashed process, a
-match started through another process) and at start, so a bot whose turn it was acts after a
-restart. The process driving a table also looks again every ``bot_scan_interval`` seconds, since
-a person's move through another process never reaches its hub. It lets the lease go when the
-match ends, and all its leases when it stops; a crashed process's leases expire after
-``bot_lease_seconds``.
+How work is found: the bus (``Hub.tables()``; with Redis, every process's commits) reports a
+bot seated or a match started at once; each process also scans the database every
+``bot_scan_interval`` seconds for tables in a match whose bot seat no live lease covers (a
+restart, a crashed process) and at start, so a bot whose turn it was acts after a restart. The
+lease holder hears every move of its table through the bus, whichever process took it, so the
+bot acts within its pause; it also looks again every ``bot_scan_interval`` seconds (renewing
+its lease, and covering a degraded bus). It lets the lease go when the match ends, and all its
+leases when it stops; a crashed process's leases expire after ``bot_lease_seconds``, so another
+process takes its bots over within ``bot_lease_seconds + bot_scan_interval`` (2.5 s by default;
+the lease is renewed at least every ``bot_scan_interval`` plus a bot's pause).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -74,7 +78,8 @@ class BotRunner:
         self.discard_delay = discard_delay
         self.scan_interval = scan_interval
         self.lease = timedelta(seconds=lease_seconds)
-        self.owner = uuid.uuid4().hex
+        # Host and pid first: an operator reading ``seats.bot_lease_owner`` sees who drives.
+        self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
         # Moves this process applied, and moves it dropped because the table had moved on.
         self.moves = 0
         self.stale = 0

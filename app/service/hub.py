@@ -16,15 +16,21 @@ Interfaces for transport code (the WebSocket endpoints):
 - A subscriber that falls ``QUEUE_LIMIT`` items behind is marked ``overflowed`` and its
   iteration stops; it must resync from the store (events since its last seq, or a full view).
 
-The hub is per process: with several server processes each only sees its own commits (a
-PostgreSQL LISTEN/NOTIFY bridge would feed ``publish`` from the others).
+The ``Hub`` is the in-process bus (no ``REDIS_URL``): it sees this process's commits only.
+``app.service.bus.RedisBus`` extends it to every process on one Redis. Both offer, besides the
+subscriptions: ``deliver(events, notes)`` (what the pipeline calls after each commit),
+``start()`` / ``stop()``, ``health() -> str | None`` (None: live; else why events from other
+processes may be late, and listeners should read the log every ``POLL_INTERVAL`` s) and
+``epoch`` (bumped each time the bus (re)connects: a listener that saw another epoch reads the
+log once, since messages may have been lost meanwhile) and ``on_remote(callback)`` (called with
+the table id of each commit another process made: the pipeline's table cache drops it).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -34,6 +40,8 @@ from app.store.repo import StoredEvent
 T = TypeVar("T")
 
 QUEUE_LIMIT = 1000
+# How often a listener reads the log while the bus is degraded (seconds).
+POLL_INTERVAL = 0.5
 # The key of ``Hub.tables()`` subscribers: no table id (hex) can be it.
 EVERY_TABLE = "*"
 
@@ -122,6 +130,29 @@ class Hub:
     def __init__(self) -> None:
         self._tables: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
         self._players: dict[str, set[Subscription[Notification]]] = defaultdict(set)
+        self.epoch = 0
+        # Called with the table id of each commit another process made (see ``on_remote``).
+        self._remote: list[Callable[[str], object]] = []
+
+    def on_remote(self, callback: Callable[[str], object]) -> None:
+        """Call ``callback(table_id)`` for each commit of another process (a cache of that
+        table here is stale). In process: never."""
+        self._remote.append(callback)
+
+    async def start(self) -> None:
+        """Nothing to connect in process."""
+
+    async def stop(self) -> None:
+        """Nothing to disconnect in process."""
+
+    def health(self) -> str | None:
+        """None: every commit reaches every listener at once. In process, always."""
+        return None
+
+    def deliver(self, events: list[StoredEvent], notes: list[Notification]) -> None:
+        """One commit's events, then its notifications (the pipeline calls this after commit)."""
+        self.publish(events)
+        self.notify(notes)
 
     def table(self, table_id: str) -> Subscription[StoredEvent]:
         return Subscription(self._tables, table_id)

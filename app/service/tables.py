@@ -14,8 +14,9 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
    (``repo.commit``); on a lost race, retry once from a fresh load — a duplicate of the
    same move then meets the engine's refusal — unless the caller pinned ``expected_version``,
    which gets ``409 stale_version``;
-5. publish the stored events and notifications to the ``Hub`` (after commit, under the table's
-   in-process lock, so listeners see seqs in order).
+5. deliver the stored events and notifications to the bus (``Hub``, or ``RedisBus`` across
+   processes; after commit, under the table's in-process lock, so this process's listeners see
+   seqs in order; a listener fills any gap from the log).
 
 Other entry points for transport code: ``authenticate(token) -> Actor``, ``load(table_id) ->
 Loaded`` (state plus ``loaded.table.version`` / ``last_seq``), ``table_view(table_id, actor)``,
@@ -147,6 +148,8 @@ class TableService:
         self._actors: LRU[str, Actor] = LRU(ACTOR_CACHE)
         # Table id -> the table as this process last committed or loaded it (see ``_decide``).
         self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
+        # Another process moved a table on: load it afresh rather than fail a commit on it.
+        hub.on_remote(self._tables.pop)
 
     # Players.
 
@@ -408,8 +411,7 @@ class TableService:
                 MOVE_COMMIT.observe(time.perf_counter() - started)
                 after = committed.after
                 self._tables.put(table_id, after)
-                self.hub.publish(committed.stored)
-                self.hub.notify(_notifications(loaded, after, actor))
+                self.hub.deliver(committed.stored, _notifications(loaded, after, actor))
                 return Result(200, self._response(committed, actor) if saved is None else saved)
 
     async def _decide(

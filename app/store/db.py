@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -50,6 +50,41 @@ BUSY_TIMEOUT_MS = 10000
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+
+async def _to_completion(coro: Coroutine[Any, Any, None]) -> None:
+    """Run ``coro`` in a task of its own to its end, even if the caller is cancelled meanwhile
+    (then re-raise the cancellation once it is done)."""
+    task = asyncio.ensure_future(coro)
+    cancelled: asyncio.CancelledError | None = None
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError as exc:
+            cancelled = exc
+    task.result()
+    if cancelled is not None:
+        raise cancelled
+
+
+@asynccontextmanager
+async def _transaction(
+    sessions: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[AsyncSession]:
+    """A session in a transaction whose end runs to completion whatever happens meanwhile.
+
+    The end (commit or rollback, then the connection's reset as it returns to the pool) awaits
+    the driver; a cancellation landing there (a WebSocket whose client left) would break the
+    reset, and the pool would log a traceback for an ordinary disconnect.
+    """
+    async with sessions() as session:
+        transaction = await session.begin()
+        try:
+            yield session
+        except BaseException:
+            await _to_completion(transaction.rollback())
+            raise
+        await _to_completion(transaction.commit())
 
 
 class Database:
@@ -99,17 +134,17 @@ class Database:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
         """A read-only transaction (a consistent snapshot on PostgreSQL)."""
-        async with self._read_sessions() as session, session.begin():
+        async with _transaction(self._read_sessions) as session:
             yield session
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A write transaction; commits on exit, rolls back on an exception."""
         if self._write_gate is None:
-            async with self.sessions() as session, session.begin():
+            async with _transaction(self.sessions) as session:
                 yield session
             return
-        async with self._write_gate, self.sessions() as session, session.begin():
+        async with self._write_gate, _transaction(self.sessions) as session:
             yield session
 
     async def transact(self, work: Callable[[Connection], T]) -> T:

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
+import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -17,7 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.api.messages import SERVER_MESSAGES
-from app.api.routes.live import frame
+from app.api.routes.live import SEND_GRACE, frame
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, repo
@@ -63,6 +67,11 @@ class Recorder:
             pass
         async with self._arrived:
             self._arrived.notify_all()
+
+    @property
+    def done(self) -> bool:
+        """The connection ended (closed, or lost)."""
+        return self._task.done()
 
     @property
     def seq(self) -> int:
@@ -438,3 +447,155 @@ async def test_seat1_and_spectators_never_receive_hidden_cards_or_seeds(
                 assert seqs == list(range(seqs[0], seqs[-1] + 1))
     finally:
         await db.close()
+
+
+# Order, bad input, slow consumers, disconnects (issue 8).
+
+
+async def test_the_view_comes_before_the_answer_to_a_message_sent_at_once(
+    client: httpx.AsyncClient, live: Server
+) -> None:
+    table_id, players = await seated_table(client)
+    url = ws_url(live, f"/v1/tables/{table_id}/ws?token={players[0].token}")
+    for _ in range(5):
+        async with connect(url, proxy=None) as ws:
+            await ws.send("not json")
+            await ws.send(json.dumps({"type": "ping", "id": "p"}))
+            received = [json.loads(await ws.recv())]
+            while received[-1]["type"] != "pong":
+                received.append(json.loads(await ws.recv()))
+        assert received[0]["type"] == "view"
+        assert [m["type"] for m in received if m["type"] in ("error", "pong")] == ["error", "pong"]
+
+
+@pytest.mark.parametrize("since", ["-1", "abc", "1.5", "", "%C2%B2"])
+async def test_a_bad_since_is_told_why_then_closed_4400(
+    client: httpx.AsyncClient, live: Server, since: str
+) -> None:
+    table_id, players = await seated_table(client)
+    async with listen(live, f"/v1/tables/{table_id}/ws?since={since}", players[0]) as rec:
+        await rec.closed()
+    assert [m["code"] for m in rec.messages] == ["invalid_since"]
+    assert rec.ws.close_code == 4400
+
+
+# Enough answers (each ~200 bytes) to fill the server's send buffer (Linux grows it up to 4 MB),
+# uvicorn's write buffer and the socket's queue while the client reads nothing.
+MESSAGES = 30000
+
+
+def _client_frame(text: str) -> bytes:
+    """A masked WebSocket text frame (RFC 6455 5.2) of under 126 bytes."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([0x81, 0x80 | len(payload)]) + mask + masked
+
+
+def _server_frames(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(opcode, payload) of each unmasked frame in ``data``."""
+    at = 0
+    while at + 2 <= len(data):
+        opcode, size = data[at] & 0x0F, data[at + 1] & 0x7F
+        at += 2
+        if size == 126:
+            size, at = int.from_bytes(data[at : at + 2], "big"), at + 2
+        elif size == 127:
+            size, at = int.from_bytes(data[at : at + 8], "big"), at + 8
+        yield opcode, data[at : at + size]
+        at += size
+
+
+async def test_a_client_that_stops_reading_is_closed_4008_after_what_was_queued(
+    tmp_path: Path,
+) -> None:
+    server = start_server(
+        f"sqlite+aiosqlite:///{tmp_path / 'slow.db'}", ws_send_queue=8, ws_heartbeat=0
+    )
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            table_id, players = await seated_table(client, rules={"target": 500})
+            head = (await get_table(client, table_id, players[0]))["seq"]
+            view = await play(client, table_id, players, 30)
+        # A catch-up larger than the queue is a burst, not a slow consumer.
+        path = f"/v1/tables/{table_id}/ws"
+        async with listen(server, f"{path}?since={head}", players[0]) as rec:
+            await rec.reach(view["seq"])
+            assert numbered(rec.messages) == list(range(head + 1, view["seq"] + 1))
+        assert rec.ws.close_code in (None, 1000)
+        # A raw client that sends and never reads: each message is answered by an error.
+        port = server.settings.port
+        raw = socket.socket()
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # no room kept for it
+        raw.connect(("127.0.0.1", port))
+        reader, writer = await asyncio.open_connection(sock=raw)
+        writer.write(
+            (
+                f"GET {path}?token={players[0].token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        bad_move = _client_frame(json.dumps({"type": "move", "kind": "x"}))
+        async with asyncio.timeout(120):
+            for _ in range(MESSAGES // 100):
+                writer.write(bad_move * 100)
+                await writer.drain()
+            # Still not reading when the server's grace for a full queue runs out.
+            await asyncio.sleep(SEND_GRACE + 2)
+            data = await reader.read()  # everything up to the server's hang-up
+        writer.close()
+        head_end = data.index(b"\r\n\r\n") + 4
+        assert data.startswith(b"HTTP/1.1 101")
+        frames = list(_server_frames(data[head_end:]))
+        texts = [json.loads(p)["type"] for op, p in frames if op == 0x1]
+        assert texts[0] == "view" and "error" in texts
+        # Bounded: the socket queue filled long before the client stopped sending.
+        assert len(texts) < MESSAGES
+        close = [p for op, p in frames if op == 0x8]
+        assert close == [(4008).to_bytes(2, "big") + b"slow consumer: reconnect with since"]
+    finally:
+        server.stop()
+
+
+async def test_clients_that_vanish_leave_no_traceback_on_sqlite(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'vanish.db'}")
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            table_id, players = await seated_table(client)
+        url = ws_url(server, f"/v1/tables/{table_id}/ws?token={players[0].token}")
+        with caplog.at_level(logging.WARNING):
+            # Each client leaves at a different moment of the server's catch-up.
+            for i in range(400):
+                async with connect(url, proxy=None) as ws:
+                    if i % 2:
+                        await ws.send(json.dumps({"type": "ping"}))
+                    await asyncio.sleep((i % 7) * 0.0005)
+                    ws.transport.abort()
+            await asyncio.sleep(0.5)
+    finally:
+        server.stop()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+async def test_a_socket_never_jumps_over_events_committed_elsewhere(database_url: str) -> None:
+    """Two servers on one database without a shared bus: the socket on one fills from the log
+    what the other committed, before the next event it hears of itself."""
+    here, there = start_server(database_url), start_server(database_url)
+    try:
+        async with (
+            httpx.AsyncClient(base_url=here.url, timeout=30) as near,
+            httpx.AsyncClient(base_url=there.url, timeout=30) as far,
+        ):
+            table_id, players = await seated_table(near, rules={"target": 500})
+            async with listen(here, f"/v1/tables/{table_id}/ws", players[1]) as rec:
+                start = (await rec.first("view"))["seq"]
+                view = await play(far, table_id, players, 4)
+                view = await play(near, table_id, players, 1)
+                await rec.reach(view["seq"])
+        assert numbered(rec.messages) == list(range(start + 1, view["seq"] + 1))
+    finally:
+        here.stop()
+        there.stop()

@@ -15,7 +15,19 @@
   recipient) or ``skip`` (only the seq: an event whose redaction carries nothing for this
   recipient). ``your_turn`` follows the events that made it this seat's turn (and comes on
   connect when it already is). ``heartbeat`` after ``ws_heartbeat`` seconds of silence.
-- A recipient too slow to keep up (``hub.QUEUE_LIMIT`` events queued) gets a fresh ``view``.
+- Never a silent jump: the stream keeps the last seq it sent; a live event further on (an
+  event lost between processes, a bus reconnect) is preceded by the missing ones, read from the
+  log. While the bus is degraded (Redis down) the stream reads the log every
+  ``hub.POLL_INTERVAL`` s itself, so events committed by other processes still arrive.
+- A recipient whose subscription falls ``hub.QUEUE_LIMIT`` events behind gets a fresh ``view``.
+- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when it is
+  still full ``SEND_GRACE`` (5) seconds later, the socket is closed with code 4008 (reason
+  ``slow consumer: reconnect with since``) after the queued messages, so the client reconnects
+  with ``?since=`` its last seq and loses nothing. A client that does not
+  read at all is cut by the keepalive (``ws_ping_interval`` + ``ws_ping_timeout``).
+- The first message is always the ``view`` (or the catch-up): the client's messages are
+  answered only after it.
+- A ``since`` that is not an integer ≥ 0: an ``error`` (``invalid_since``), then close code 4400.
 - Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
   your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
@@ -32,12 +44,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
 import orjson
 from fastapi import APIRouter, Query, WebSocket
+from prometheus_client import Counter
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
@@ -47,12 +61,13 @@ from app.engine import Action, Event, RuleError
 from app.logs import annotate
 from app.service.commands import Actor, Play
 from app.service.errors import (
+    InvalidError,
     NotFoundError,
     RateLimitedError,
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.hub import Notification, Subscription
+from app.service.hub import POLL_INTERVAL, Notification, Subscription
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings
@@ -62,13 +77,30 @@ log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["live"])
 
+CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_SLOW_CONSUMER = 4008
 CLOSE_INTERNAL = 1011
 
 T = TypeVar("T")
 
-Since = Annotated[int | None, Query(ge=0, description="the last seq you have")]
+# How long a send may wait for room in a full socket queue before the client is a slow
+# consumer (seconds): a burst the client reads drains well within it.
+SEND_GRACE = 5.0
+# The longest a table stream waits before it looks at the bus's health again (seconds).
+AWAKE = 1.0
+
+GAP_FILLS = Counter(
+    "ginrummy_ws_gap_fills_total",
+    "Times a table socket read missing events from the log (a gap, a bus reconnect, polling)",
+)
+SLOW_CONSUMERS = Counter(
+    "ginrummy_ws_slow_consumers_total", "Sockets closed because the client did not keep up"
+)
+
+# Parsed by the route itself, so a bad value is answered on the socket (not a 403 handshake).
+Since = Annotated[str | None, Query(description="the last seq you have (an integer >= 0)")]
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
 
 
@@ -92,38 +124,59 @@ def _token(websocket: WebSocket, token: str | None) -> str | None:
     return token or bearer_token(websocket.headers)
 
 
-class Socket:
-    """One accepted WebSocket: sends are serialised, and a vanished client ends the session."""
+def _text(message: dict[str, Any]) -> str:
+    return orjson.dumps(message).decode()  # clients expect text frames
 
-    def __init__(self, websocket: WebSocket) -> None:
+
+class Socket:
+    """One accepted WebSocket: messages go out in order through a bounded queue (a client that
+    does not keep up is closed with 4008), and a vanished client ends the session."""
+
+    def __init__(self, websocket: WebSocket, queue_limit: int = 256) -> None:
         self.websocket = websocket
-        self._lock = asyncio.Lock()
+        self.queue_limit = queue_limit
+        # Unbounded underneath: the limit is enforced in ``send``, so the close always fits.
+        self._outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self._closing = False
+        self._room = asyncio.Event()  # set by the writer when the queue is below its limit
+        # Set once the first message (the view) is queued: the client's messages wait for it.
+        self.ready = asyncio.Event()
         self._limits: RateLimits = websocket.app.state.rate_limits
         self._key = uuid.uuid4().hex
 
     async def send(self, message: dict[str, Any]) -> None:
-        text = orjson.dumps(message).decode()  # clients expect text frames
-        async with self._lock:
-            await self.websocket.send_text(text)
+        """Queue ``message``. With ``queue_limit`` waiting, wait up to ``SEND_GRACE`` s for
+        room (a burst, such as a catch-up, drains); still full, queue the 4008 close instead."""
+        if self._closing:
+            return
+        if self._outbox.qsize() >= self.queue_limit:
+            self._room.clear()
+            try:
+                async with asyncio.timeout(SEND_GRACE):
+                    await self._room.wait()
+            except TimeoutError:
+                self._closing = True
+                SLOW_CONSUMERS.inc()
+                self._outbox.put_nowait(None)
+                return
+        self._outbox.put_nowait(_text(message))
 
     async def refuse(self, code: int, exc: ServiceError) -> None:
         """Accept only to say why, then close with ``code``."""
         await self.websocket.accept()
-        await self.send(_error(exc))
+        await self.websocket.send_text(_text(_error(exc)))
         await self.websocket.close(code)
 
-    async def next(self, sub: Subscription[T], heartbeat: float, seq: int | None) -> T | None:
-        """The subscription's next item, sending a heartbeat after each ``heartbeat`` s idle."""
-        while True:
-            try:
-                async with asyncio.timeout(heartbeat or None):
-                    return await sub.get()
-            except TimeoutError:
-                await self.send({"type": "heartbeat", "seq": seq})
+    async def _write(self) -> None:
+        while (text := await self._outbox.get()) is not None:
+            if self._outbox.qsize() < self.queue_limit:
+                self._room.set()
+            await self.websocket.send_text(text)
+        await self.websocket.close(CLOSE_SLOW_CONSUMER, "slow consumer: reconnect with since")
 
     async def serve(self, *loops: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run ``loops`` until any ends (the client left, or a loop failed); then close."""
-        tasks = [asyncio.create_task(loop()) for loop in loops]
+        tasks = [asyncio.create_task(loop()) for loop in (self._write, *loops)]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -139,11 +192,14 @@ class Socket:
                     await self.websocket.close(CLOSE_INTERNAL)
 
     async def requests(self) -> AsyncIterator[MoveMessage | PingMessage]:
-        """The client's messages until it disconnects; a malformed one is answered here."""
+        """The client's messages until it disconnects; a malformed one is answered here.
+
+        Each is handled only once the first message has been queued, so it comes first."""
         while True:
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
+            await self.ready.wait()
             try:
                 await self._limits.hit("socket", self._key)
             except RateLimitedError as exc:
@@ -167,6 +223,10 @@ class Socket:
             yield parsed
 
 
+class ResyncError(Exception):
+    """Too far behind to fill from the log: send a full view."""
+
+
 class TableStream:
     """One recipient's stream of a table: catch-up, live events, your_turn, client moves."""
 
@@ -185,27 +245,58 @@ class TableStream:
         self.actor = actor
         self.seat: int | None = None
         self.last = 0
+        self.epoch = 0
 
     async def stream(self, since: int | None) -> None:
         """Send the catch-up, then live events until the client leaves; resync on overflow."""
         player_id = self.actor.player_id if self.actor else None
+        hub = self.service.hub
         while True:
             # Subscribe before reading the store, so nothing falls between the two.
-            async with (
-                self.service.hub.table(self.table_id) as events,
-                _notes(self.service, player_id) as notes,
-            ):
+            async with hub.table(self.table_id) as events, _notes(self.service, player_id) as notes:
+                self.epoch = hub.epoch
                 await self._catch_up(since)
-                heartbeat = self.settings.ws_heartbeat
-                while (item := await self.socket.next(events, heartbeat, self.last)) is not None:
-                    await self._send_event(item)
-                    while (more := events.get_nowait()) is not None:
-                        await self._send_event(more)
-                    # The pipeline notifies right after it publishes: the turn is already here.
-                    while notes is not None and (note := notes.get_nowait()) is not None:
-                        if note.type == "your_turn" and note.table_id == self.table_id:
-                            await self.socket.send(note.to_dict())
-            since = None  # overflowed: a full view
+                self.socket.ready.set()
+                with contextlib.suppress(ResyncError):
+                    await self._follow(events, notes)
+            since = None  # overflowed, or too far behind: a full view
+
+    async def _follow(
+        self, events: Subscription[StoredEvent], notes: Subscription[Notification] | None
+    ) -> None:
+        """Live events (filling any gap from the log) and your_turn, until an overflow."""
+        hub = self.service.hub
+        heartbeat = self.settings.ws_heartbeat
+        quiet_since = time.monotonic()
+        while not events.overflowed:
+            degraded = hub.health() is not None
+            # Awake at least every second, so a bus that turns degraded is noticed at once.
+            wait = POLL_INTERVAL if degraded else min(heartbeat or AWAKE, AWAKE)
+            item: StoredEvent | None = None
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait or None):
+                    item = await events.get()
+                if item is None:
+                    return  # overflowed
+            sent = self.last
+            if degraded or hub.epoch != self.epoch:
+                # Other processes' events may be missing: read the log once.
+                self.epoch = hub.epoch
+                await self._fill(None)
+            if item is not None:
+                await self._send_event(item)
+                while (more := events.get_nowait()) is not None:
+                    await self._send_event(more)
+                # The pipeline notifies right after it publishes: the turn is already here.
+                while notes is not None and (note := notes.get_nowait()) is not None:
+                    if note.type == "your_turn" and note.table_id == self.table_id:
+                        await self.socket.send(note.to_dict())
+            now = time.monotonic()
+            if self.last != sent or item is not None:
+                quiet_since = now
+            elif heartbeat and now - quiet_since >= heartbeat:
+                await self.socket.send({"type": "heartbeat", "seq": self.last})
+                quiet_since = now
 
     async def _catch_up(self, since: int | None) -> None:
         loaded = await self.service.load(self.table_id)
@@ -252,7 +343,28 @@ class TableStream:
             return None
         return backlog
 
+    async def _fill(self, upto: int | None) -> None:
+        """Send the logged events after the last one sent (up to seq ``upto``, or all): a gap,
+        a bus reconnect, or polling while the bus is degraded. Too many: a full view."""
+        limit = self.settings.ws_resume_limit
+        wanted = limit + 1 if upto is None else min(upto - self.last, limit + 1)
+        backlog = await self.service.log_since(self.table_id, self.last, wanted)
+        if len(backlog) > limit:
+            raise ResyncError
+        if backlog:
+            GAP_FILLS.inc()
+        for stored in backlog:
+            await self._send_one(stored)
+
     async def _send_event(self, stored: StoredEvent) -> None:
+        """Send a live event, after the ones missing before it; never one already sent."""
+        if stored.seq <= self.last:
+            return
+        if stored.seq > self.last + 1:
+            await self._fill(stored.seq - 1)
+        await self._send_one(stored)
+
+    async def _send_one(self, stored: StoredEvent) -> None:
         if stored.seq <= self.last:
             return
         event = stored.event
@@ -314,11 +426,16 @@ async def table_ws(
 ) -> None:
     """A table's live stream for a seat (with its token) or a spectator (without)."""
     service: TableService = websocket.app.state.service
-    socket = Socket(websocket)
+    settings: Settings = websocket.app.state.settings
+    socket = Socket(websocket, settings.ws_send_queue)
     raw = _token(websocket, token)
     try:
+        resume = _since(since)
         actor = None if raw is None else await service.authenticate(raw)
         await service.load(table_id)
+    except InvalidError as exc:
+        await socket.refuse(CLOSE_BAD_REQUEST, exc)
+        return
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
         return
@@ -326,8 +443,17 @@ async def table_ws(
         await socket.refuse(CLOSE_NOT_FOUND, exc)
         return
     await websocket.accept()
-    stream = TableStream(socket, service, websocket.app.state.settings, table_id, actor)
-    await socket.serve(lambda: stream.stream(since), stream.receive)
+    stream = TableStream(socket, service, settings, table_id, actor)
+    await socket.serve(lambda: stream.stream(resume), stream.receive)
+
+
+def _since(raw: str | None) -> int | None:
+    """The ``since`` query parameter: None, or an integer >= 0 (else ``invalid_since``)."""
+    if raw is None:
+        return None
+    if not raw.isascii() or not raw.isdigit():
+        raise InvalidError("invalid_since", "since must be an integer >= 0 (the last seq)")
+    return int(raw)
 
 
 @router.websocket("/v1/players/me/ws")
@@ -335,19 +461,27 @@ async def player_ws(websocket: WebSocket, token: Token = None) -> None:
     """The player's notifications across all their tables."""
     service: TableService = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
-    socket = Socket(websocket)
+    socket = Socket(websocket, settings.ws_send_queue)
     try:
         actor = await service.authenticate(_token(websocket, token))
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
         return
     await websocket.accept()
+    socket.ready.set()
 
     async def forward() -> None:
         while True:  # a fresh subscription after an overflow: notifications are only hints
             async with service.hub.player(actor.player_id) as notes:
-                while (note := await socket.next(notes, settings.ws_heartbeat, None)) is not None:
-                    await socket.send(note.to_dict())
+                while not notes.overflowed:
+                    try:
+                        async with asyncio.timeout(settings.ws_heartbeat or None):
+                            note = await notes.get()
+                    except TimeoutError:
+                        await socket.send({"type": "heartbeat", "seq": None})
+                        continue
+                    if note is not None:
+                        await socket.send(note.to_dict())
 
     async def receive() -> None:
         async for message in socket.requests():

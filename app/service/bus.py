@@ -1,0 +1,214 @@
+"""The bus across processes: each commit of any process reaches the listeners of every process.
+
+``RedisBus`` is a ``Hub`` (the in-process fan-out) that also carries each commit over Redis
+pub/sub, on one channel ``{redis_prefix}:bus``, as one message: the committing process's id,
+the time, the stored events (unredacted: Redis is inside the trust boundary, like PostgreSQL)
+and the notifications. Every process delivers the messages of the others to its own hub, and its
+own commits straight away (it skips its own messages when they come back).
+
+Pub/sub is fire-and-forget, and PostgreSQL already keeps the numbered log, so nothing here
+tries to be reliable: a listener that sees a seq jump, or a change of ``epoch``, or a degraded
+``health()``, reads the log (``TableService.log_since``) — see ``app.api.routes.live``.
+
+Redis down: commits still apply and still reach this process's listeners; messages for the
+others are dropped (counted); ``health()`` names the problem, and listeners poll the log every
+``hub.POLL_INTERVAL`` s. The listener task reconnects every ``retry`` s; once subscribed again
+it bumps ``epoch`` and ``health()`` is None.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections import deque
+from typing import Any
+
+import orjson
+from prometheus_client import Counter, Gauge, Histogram
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+
+from app.engine import Event
+from app.service.hub import Hub, Notification
+from app.store.repo import StoredEvent
+
+log = logging.getLogger(__name__)
+
+BUS_DEGRADED = Gauge("ginrummy_bus_degraded", "1 while the Redis bus is unavailable")
+BUS_OUTAGES = Counter("ginrummy_bus_outages_total", "Times the Redis bus became unavailable")
+BUS_PUBLISHED = Counter("ginrummy_bus_published_total", "Commits published to Redis")
+BUS_DROPPED = Counter(
+    "ginrummy_bus_dropped_total", "Commits not published to Redis (it was down; others poll)"
+)
+BUS_RECEIVED = Counter("ginrummy_bus_received_total", "Commits of other processes received")
+BUS_LAG = Histogram(
+    "ginrummy_bus_delivery_seconds",
+    "From a commit's publication by one process to its delivery in another",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+
+# Commits waiting to be published; beyond this (Redis too slow) the oldest are dropped.
+OUTBOX_LIMIT = 10000
+# Seconds of silence after which the listener pings Redis, and the wait for any answer.
+PING_AFTER = 1.0
+SOCKET_TIMEOUT = 2.0
+
+
+def encode(origin: str, events: list[StoredEvent], notes: list[Notification]) -> bytes:
+    """One commit as a bus message."""
+    return orjson.dumps(
+        {
+            "o": origin,
+            "t": time.time(),
+            "e": [
+                [s.table_id, s.seq, s.match_number, s.hand_number, s.event.to_dict()]
+                for s in events
+            ],
+            "n": [[n.player_id, n.type, n.table_id, n.data] for n in notes],
+        },
+        option=orjson.OPT_NON_STR_KEYS,
+    )
+
+
+def decode(raw: bytes) -> tuple[str, float, list[StoredEvent], list[Notification]]:
+    """A bus message: (origin, publication time, events, notifications)."""
+    body: dict[str, Any] = orjson.loads(raw)
+    events = [StoredEvent(t, s, m, h, Event.from_dict(e)) for t, s, m, h, e in body["e"]]
+    notes = [Notification(p, kind, t, d) for p, kind, t, d in body["n"]]
+    return body["o"], body["t"], events, notes
+
+
+class RedisBus(Hub):
+    """A ``Hub`` whose commits also reach the hubs of every other process on the same Redis."""
+
+    def __init__(self, url: str, prefix: str, *, retry: float = 0.5) -> None:
+        super().__init__()
+        self.channel = f"{prefix}:bus"
+        self.origin = uuid.uuid4().hex
+        self.retry = retry
+        # No retries inside redis-py: a failure surfaces here at once, so the bus says it is
+        # degraded and reconnects itself.
+        self._redis = Redis.from_url(
+            url,
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            socket_timeout=SOCKET_TIMEOUT,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._outbox: deque[bytes] = deque()
+        self._pending = asyncio.Event()
+        self._problem: str | None = "redis: not connected yet"
+        self._outage = False  # an outage was logged and counted, and has not ended yet
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        """Subscribe (waiting up to a few seconds: a process that starts with Redis down
+        starts degraded) and start publishing."""
+        BUS_DEGRADED.set(1)
+        self._tasks = [
+            asyncio.create_task(self._listen()),
+            asyncio.create_task(self._publish()),
+        ]
+        deadline = time.monotonic() + 2 * SOCKET_TIMEOUT
+        while self._problem is not None and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        with contextlib.suppress(RedisError, OSError):
+            await self._redis.aclose()
+
+    def health(self) -> str | None:
+        """None while subscribed to Redis; else the reason (events of other processes then
+        arrive by polling the log)."""
+        return self._problem
+
+    def deliver(self, events: list[StoredEvent], notes: list[Notification]) -> None:
+        super().deliver(events, notes)
+        if len(self._outbox) >= OUTBOX_LIMIT:
+            self._outbox.popleft()
+            BUS_DROPPED.inc()
+        self._outbox.append(encode(self.origin, events, notes))
+        self._pending.set()
+
+    def _down(self, reason: str) -> None:
+        if not self._outage:
+            self._outage = True
+            log.warning("bus degraded: %s", reason)
+            BUS_OUTAGES.inc()
+            BUS_DEGRADED.set(1)
+        self._problem = reason
+
+    def _up(self) -> None:
+        if self._outage:
+            self._outage = False
+            # A warning too: the end of an outage belongs next to its start in the log.
+            log.warning("bus connected to redis again")
+        self._problem = None
+        self.epoch += 1
+        BUS_DEGRADED.set(0)
+
+    async def _listen(self) -> None:
+        while True:
+            pubsub = self._redis.pubsub()
+            try:
+                await pubsub.subscribe(self.channel)
+                await self._receive(pubsub)
+            except (RedisError, OSError) as exc:
+                self._down(f"redis: {type(exc).__name__}: {exc}")
+            finally:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(self.retry)
+
+    async def _receive(self, pubsub: PubSub) -> None:
+        """Hand the other processes' commits to this hub; ping Redis after a silence."""
+        waiting_pong = False
+        while True:
+            message = await pubsub.get_message(timeout=PING_AFTER)
+            if message is None:
+                if waiting_pong:
+                    raise ConnectionError("no answer to ping")
+                await pubsub.ping()
+                waiting_pong = True
+                continue
+            waiting_pong = False
+            kind = message["type"]
+            if kind == "subscribe":
+                self._up()
+            elif kind == "message":
+                origin, sent, events, notes = decode(message["data"])
+                if origin != self.origin:
+                    BUS_RECEIVED.inc()
+                    BUS_LAG.observe(max(0.0, time.time() - sent))
+                    for table_id in {e.table_id for e in events}:
+                        for callback in self._remote:
+                            callback(table_id)
+                    Hub.deliver(self, events, notes)
+
+    async def _publish(self) -> None:
+        """Publish the outbox in commit order; while Redis is down, drop it (others poll)."""
+        while True:
+            await self._pending.wait()
+            self._pending.clear()
+            batch = list(self._outbox)
+            self._outbox.clear()
+            if self._problem is not None:
+                BUS_DROPPED.inc(len(batch))
+                continue
+            try:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for raw in batch:
+                        pipe.publish(self.channel, raw)
+                    await pipe.execute()
+                BUS_PUBLISHED.inc(len(batch))
+            except (RedisError, OSError) as exc:
+                BUS_DROPPED.inc(len(batch))
+                log.warning("bus publish failed: %s", exc)

@@ -1,0 +1,94 @@
+"""The Redis bus between processes (two ``RedisBus`` on one ``redis-server`` of this test's own),
+and its health as Redis stops and starts again."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+
+import pytest
+
+from app.engine import Event
+from app.service.bus import RedisBus
+from app.service.hub import Notification, Subscription
+from app.store.repo import StoredEvent
+from tests.api.conftest import _free_port
+from tests.cluster.conftest import RedisServer
+
+
+@pytest.fixture
+def redis() -> Iterator[RedisServer]:
+    server = RedisServer(_free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def buses(redis: RedisServer) -> AsyncIterator[tuple[RedisBus, RedisBus]]:
+    prefix = f"test-{uuid.uuid4().hex}"
+    one, two = RedisBus(redis.url, prefix, retry=0.1), RedisBus(redis.url, prefix, retry=0.1)
+    await one.start()
+    await two.start()
+    yield one, two
+    await one.stop()
+    await two.stop()
+
+
+def chat(seq: int, table_id: str = "t1") -> StoredEvent:
+    return StoredEvent(table_id, seq, 1, None, Event("chat", {"text": f"line {seq}"}, {0: {}}))
+
+
+async def until(done: Callable[[], bool], timeout: float = 10) -> None:
+    async with asyncio.timeout(timeout):
+        while not done():
+            await asyncio.sleep(0.02)
+
+
+async def received(sub: Subscription[StoredEvent], n: int) -> list[StoredEvent]:
+    async with asyncio.timeout(10):
+        return [item for _ in range(n) if (item := await sub.get()) is not None]
+
+
+async def test_a_commit_reaches_the_other_process_in_order_and_this_one_once(
+    buses: tuple[RedisBus, RedisBus],
+) -> None:
+    one, two = buses
+    assert one.health() is None and two.health() is None
+    here, there, other = one.table("t1"), two.table("t1"), two.table("t2")
+    note = Notification("p1", "your_turn", "t1", {"hand_number": 1, "phase": "draw"})
+    notes = two.player("p1")
+    stale_here: list[str] = []
+    stale_there: list[str] = []
+    one.on_remote(stale_here.append)
+    two.on_remote(stale_there.append)
+    for seq in range(2, 12):
+        one.deliver([chat(seq)], [note] if seq == 11 else [])
+    assert [s.seq for s in await received(there, 10)] == list(range(2, 12))
+    assert (await notes.get()) == note
+    assert [s.seq for s in await received(here, 10)] == list(range(2, 12))
+    await asyncio.sleep(0.2)
+    assert here.get_nowait() is None  # its own message came back from Redis: not twice
+    assert other.get_nowait() is None and there.get_nowait() is None
+    # The other process's cache of the table is stale after each commit; this one's is not.
+    assert stale_there == ["t1"] * 10 and stale_here == []
+
+
+async def test_redis_down_is_degraded_then_ok_again_on_its_own(
+    redis: RedisServer, buses: tuple[RedisBus, RedisBus]
+) -> None:
+    one, two = buses
+    epoch = two.epoch
+    here, there = one.table("t1"), two.table("t1")
+    redis.stop()
+    await until(lambda: one.health() is not None and two.health() is not None)
+    assert "redis" in (two.health() or "")
+    # Commits go on: this process's listeners still hear them at once.
+    one.deliver([chat(2)], [])
+    assert [s.seq for s in await received(here, 1)] == [2]
+    redis.start()
+    await until(lambda: one.health() is None and two.health() is None)
+    assert two.epoch > epoch  # listeners read the log once: what was dropped is there
+    one.deliver([chat(3)], [])
+    assert [s.seq for s in await received(there, 1)] == [3]
