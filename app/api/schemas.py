@@ -170,7 +170,11 @@ class TableCreate(Body):
                     "rules": {"target": 150, "knock_limit": 8},
                     "deck_design": "royal",
                 },
-            ]
+                {"preset": "standard", "rated": True},
+            ],
+            # A rated table plays its preset unchanged (its category is the preset).
+            "if": {"properties": {"rated": {"const": True}}, "required": ["rated"]},
+            "then": {"properties": {"rules": {"maxProperties": 0}}},
         },
     )
 
@@ -186,7 +190,9 @@ class TableCreate(Body):
     )
     deck_design: DeckDesign = "classic"
     rated: bool = Field(
-        False, description="Rated: its finished matches move ratings (preset unchanged only)."
+        False,
+        strict=True,
+        description="Rated: its finished matches move ratings (preset unchanged only).",
     )
 
 

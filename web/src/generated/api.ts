@@ -13,9 +13,29 @@ export interface paths {
         };
         /**
          * Healthz
-         * @description The process is up.
+         * @description The older name of ``/livez``.
          */
         get: operations["healthz_healthz_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Livez
+         * @description The process is up (nothing else is checked).
+         */
+        get: operations["livez_livez_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -33,7 +53,7 @@ export interface paths {
         };
         /**
          * Readyz
-         * @description The database answers.
+         * @description Every dependency check: the database (required), Redis when configured (optional).
          */
         get: operations["readyz_readyz_get"];
         put?: never;
@@ -58,6 +78,47 @@ export interface paths {
          * @description Join the invite's table in seat 1 (409 table_full once both seats are taken).
          */
         post: operations["join_v1_invites__code__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leaderboards/{category}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Leaderboard
+         * @description Settled ratings (not provisional) with a rated match in the last 30 days, best first.
+         */
+        get: operations["leaderboard_v1_leaderboards__category__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matches/{match_id}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Match Record
+         * @description A finished match's record (``{table_id}-{match_number}``): every seed, deal, action and
+         *     result, to check with ``python -m app.engine.verify`` (409 while the match is played).
+         */
+        get: operations["match_record_v1_matches__match_id__record_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -116,6 +177,46 @@ export interface paths {
          * @description Finished matches only (target or resignation), newest first; abandoned ones never count.
          */
         get: operations["my_matches_v1_players_me_matches_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/matches/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Matches
+         * @description All your finished matches as NDJSON, one record per line, streamed.
+         */
+        get: operations["export_matches_v1_players_me_matches_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Profile
+         * @description A player's public profile: name, ratings, matches won and lost, rating history.
+         */
+        get: operations["profile_v1_players__player_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -497,6 +598,18 @@ export interface components {
              */
             name: string | null;
         };
+        /** BotRatingOut */
+        BotRatingOut: {
+            /** Level */
+            level: string;
+            /** Name */
+            name: string;
+            /**
+             * Rating
+             * @description fixed, anchored on CARMEN (medium) at 1500
+             */
+            rating: number;
+        };
         /** CardBody */
         CardBody: {
             /**
@@ -507,11 +620,35 @@ export interface components {
             /** Expected Version */
             expected_version?: number | null;
         };
+        /** CategoryRatingOut */
+        CategoryRatingOut: {
+            /** Category */
+            category: string;
+            /**
+             * Deviation
+             * @description grown for the days since the last rated match
+             */
+            deviation: number;
+            /** Games */
+            games: number;
+            /** Last Played At */
+            last_played_at: string;
+            /** Losses */
+            losses: number;
+            /** Provisional */
+            provisional: boolean;
+            /** Rating */
+            rating: number;
+            /** Volatility */
+            volatility: number;
+            /** Wins */
+            wins: number;
+        };
         /** ChatBody */
         ChatBody: {
             /**
              * Text
-             * @description 1 to 500 characters after trimming.
+             * @description At most 500 characters, not all whitespace; no control characters but newline and tab.
              */
             text: string;
         };
@@ -609,17 +746,60 @@ export interface components {
              */
             deck_design: "classic" | "royal" | "neon" | "forest";
         };
+        /** LeaderboardEntryOut */
+        LeaderboardEntryOut: {
+            /** Deviation */
+            deviation: number;
+            /** Games */
+            games: number;
+            /** Losses */
+            losses: number;
+            player: components["schemas"]["PlayerOut"];
+            /** Provisional */
+            provisional: boolean;
+            /** Rank */
+            rank: number;
+            /** Rating */
+            rating: number;
+            /** Volatility */
+            volatility: number;
+            /** Wins */
+            wins: number;
+        };
+        /** LeaderboardOut */
+        LeaderboardOut: {
+            /**
+             * Bots
+             * @description the bots' fixed ratings on the same scale
+             */
+            bots: components["schemas"]["BotRatingOut"][];
+            /** Category */
+            category: string;
+            /** Entries */
+            entries: components["schemas"]["LeaderboardEntryOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+        };
         /** MatchRecordOut */
         MatchRecordOut: {
             final_scores: components["schemas"]["SideScores"];
             /** Finished At */
             finished_at: string;
+            /**
+             * Match Id
+             * @description the match's id for GET /v1/matches/{id}/record
+             */
+            match_id: string;
             /** Match Number */
             match_number: number;
             /** @description the person in the other seat; None for a bot */
             opponent: components["schemas"]["PlayerOut"] | null;
             /** @description the bot in the other seat, if a bot held it */
             opponent_bot?: components["schemas"]["BotOpponentOut"] | null;
+            /** @description what the match did to your rating; null when casual */
+            rating?: components["schemas"]["RatingChangeOut"] | null;
             /**
              * Reason
              * @enum {string}
@@ -640,7 +820,7 @@ export interface components {
         PlayerCreate: {
             /**
              * Name
-             * @description Shown to the other players.
+             * @description Shown to the other players; not all whitespace, no control characters.
              */
             name: string;
         };
@@ -662,6 +842,78 @@ export interface components {
             id: string;
             /** Name */
             name: string;
+        };
+        /** ProfileOut */
+        ProfileOut: {
+            /**
+             * History
+             * @description rating changes, newest first
+             */
+            history: components["schemas"]["RatingHistoryOut"][];
+            /** Id */
+            id: string;
+            /** Lost */
+            lost: number;
+            /** Name */
+            name: string;
+            /** Ratings */
+            ratings: components["schemas"]["CategoryRatingOut"][];
+            /**
+             * Won
+             * @description finished matches won, rated or casual
+             */
+            won: number;
+        };
+        /**
+         * RatingChangeOut
+         * @description A rated match's change to one player's rating (Glicko-2, deviation after the match).
+         */
+        RatingChangeOut: {
+            /** After */
+            after: number;
+            /** Before */
+            before: number;
+            /** Category */
+            category: string;
+            /** Change */
+            change: number;
+            /** Deviation */
+            deviation: number;
+            /** Provisional */
+            provisional: boolean;
+        };
+        /** RatingHistoryOut */
+        RatingHistoryOut: {
+            /** After */
+            after: number;
+            /** At */
+            at: string;
+            /** Before */
+            before: number;
+            /** Category */
+            category: string;
+            /** Change */
+            change: number;
+            /** Deviation */
+            deviation: number;
+            /** Match Id */
+            match_id: string;
+            /** Provisional */
+            provisional: boolean;
+            /** Result */
+            result: string;
+        };
+        /** ReadinessOut */
+        ReadinessOut: {
+            /** Checks */
+            checks: {
+                [key: string]: string;
+            };
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
         };
         /** SeatOut */
         SeatOut: {
@@ -705,14 +957,35 @@ export interface components {
              * Preset
              * @description standard, cardems, reino, classic, oklahoma
              * @default standard
+             * @enum {string}
              */
-            preset: string;
+            preset: "standard" | "cardems" | "reino" | "classic" | "oklahoma";
+            /**
+             * Rated
+             * @description Rated: its finished matches move ratings (preset unchanged only).
+             * @default false
+             */
+            rated: boolean;
             /**
              * Rules
-             * @description Overrides of rule fields.
+             * @description Overrides of rule fields (RULES.md §9).
              */
             rules?: {
-                [key: string]: unknown;
+                big_gin_bonus?: number;
+                dead_hand_at?: number;
+                /** @enum {unknown} */
+                first_dealer?: "random" | "seat0" | "seat1";
+                game_bonus?: number;
+                gin_bonus?: number;
+                knock_limit?: number;
+                /** @enum {unknown} */
+                layoff?: "joint" | "arrange_first";
+                line_bonus?: number;
+                oklahoma?: boolean;
+                target?: number;
+                undercut_bonus?: number;
+                upcard_offer?: boolean;
+                winner_deals?: boolean;
             };
         };
         /**
@@ -738,6 +1011,11 @@ export interface components {
             match_number: number;
             /** Preset */
             preset: string;
+            /**
+             * Rated
+             * @default false
+             */
+            rated: boolean;
             /**
              * Role
              * @enum {string}
@@ -809,7 +1087,7 @@ export interface operations {
             };
         };
     };
-    readyz_readyz_get: {
+    livez_livez_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -827,7 +1105,27 @@ export interface operations {
                     "application/json": components["schemas"]["StatusOut"];
                 };
             };
-            /** @description database unreachable */
+        };
+    };
+    readyz_readyz_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessOut"];
+                };
+            };
+            /** @description a required dependency failed */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -842,8 +1140,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 code: string;
@@ -892,7 +1190,110 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    leaderboard_v1_leaderboards__category__get: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                category: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    match_record_v1_matches__match_id__record_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -932,6 +1333,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerCreated"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description malformed body */
@@ -1003,12 +1413,81 @@ export interface operations {
             };
         };
     };
+    export_matches_v1_players_me_matches_export_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one match record per line, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": unknown;
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    profile_v1_players__player_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     create_table_v1_tables_post: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1030,6 +1509,24 @@ export interface operations {
             };
             /** @description missing or unknown bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1101,8 +1598,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1151,8 +1648,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1175,8 +1681,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1221,8 +1727,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1245,8 +1760,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1277,8 +1792,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description unknown table */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1310,8 +1852,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1360,8 +1902,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1468,7 +2019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1492,8 +2043,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1542,8 +2093,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1566,8 +2126,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1616,8 +2176,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1640,8 +2209,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1690,8 +2259,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1714,8 +2292,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1764,8 +2342,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1788,8 +2375,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1838,8 +2425,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1862,8 +2458,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1912,8 +2508,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1936,8 +2541,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -1986,8 +2591,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2010,8 +2624,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -2060,8 +2674,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2084,8 +2707,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -2134,8 +2757,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2158,8 +2790,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first response and applies nothing twice. */
-                "Idempotency-Key"?: string | null;
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 table_id: string;
@@ -2208,8 +2840,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description a rule or the table's state says no */
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

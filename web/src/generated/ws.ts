@@ -48,6 +48,7 @@ export type InviteCode = string | null;
 export type InviteUrl = string | null;
 export type MatchNumber = number;
 export type Preset = string;
+export type Rated = boolean;
 export type Role = "seat" | "spectator";
 /**
  * easy, medium or hard for a bot's seat
@@ -146,6 +147,7 @@ export interface TableOut {
   invite_url?: InviteUrl;
   match_number: MatchNumber;
   preset: Preset;
+  rated?: Rated;
   role: Role;
   rules: Rules;
   seats: Seats;
