@@ -6,10 +6,11 @@ import { t, type Key } from "./i18n";
 import { navigate } from "./router";
 import { askPermission, listen } from "./notify";
 import { deckPref, setDeckPref } from "./prefs";
-import type { BotLevel, DeckDesign, MatchRecord, TableOut } from "./types";
+import type { BotLevel, DeckDesign, MatchRecord, TableCreate, TableOut } from "./types";
 import { BOT_LEVELS, BOT_NAMES, DECK_DESIGNS } from "./types";
 
-const PRESETS = ["standard", "reino", "classic", "cardems", "oklahoma"];
+type Preset = NonNullable<TableCreate["preset"]>;
+const PRESETS: Preset[] = ["standard", "reino", "classic", "cardems", "oklahoma"];
 
 export function DeckPicker({ value, onPick }: { value: DeckDesign; onPick: (d: DeckDesign) => void }) {
   return (
@@ -53,7 +54,7 @@ export function NameField({ value, onInput }: { value: string; onInput: (v: stri
 export function StartPage({ switchLang }: { switchLang: () => void }) {
   const [name, setName] = useState(me()?.name ?? "");
   const [deck, setDeck] = useState<DeckDesign>(deckPref());
-  const [preset, setPreset] = useState("standard");
+  const [preset, setPreset] = useState<Preset>("standard");
   const [target, setTarget] = useState(100);
   const [knockLimit, setKnockLimit] = useState(10);
   const [error, setError] = useState<string | null>(null);
@@ -80,7 +81,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
       const rules: Record<string, number> = {};
       if (target !== 100) rules.target = target;
       if (knockLimit !== 10 && preset !== "oklahoma") rules.knock_limit = knockLimit;
-      const table = await api.createTable({ preset, rules, deck_design: deck });
+      const table = await api.createTable({ preset, rules, deck_design: deck, rated: false });
       rememberTable(table.table_id);
       if (bot) {
         await api.seatBot(table.table_id, bot);
@@ -113,7 +114,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
             <legend>{t("rules")}</legend>
             <label class="field">
               <span>{t("preset")}</span>
-              <select name="preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
+              <select name="preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value as Preset)}>
                 {PRESETS.map((p) => (
                   <option key={p} value={p}>
                     {p}
