@@ -20,6 +20,8 @@ from fastapi import FastAPI
 
 from app.api import errors
 from app.api.routes import health, live, moves, players, tables
+from app.bots.search import Budget
+from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
 from app.service.hub import Hub
 from app.service.tables import ChatLimiter, TableService
@@ -78,12 +80,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ChatLimiter(settings.chat_rate_count, settings.chat_rate_window),
             settings.public_url,
         )
+        bot_pool = BotPool(
+            settings.bot_search_workers,
+            Budget(settings.bot_search_playouts, settings.bot_search_cap_ms),
+            settings.bot_search_nice,
+        )
         bots = BotRunner(
             service,
             draw_delay=settings.bot_draw_delay,
             discard_delay=settings.bot_discard_delay,
             scan_interval=settings.bot_scan_interval,
             lease_seconds=settings.bot_lease_seconds,
+            pool=bot_pool,
         )
         app.state.service = service
         app.state.bots = bots
@@ -103,6 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
+            await asyncio.to_thread(bot_pool.close)
             await db.close()
 
     app = FastAPI(

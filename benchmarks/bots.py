@@ -213,12 +213,18 @@ def summarize(
 
 
 def run(
-    level_a: str, level_b: str, preset: str, matches: int, seed: str, workers: int, budget: Budget
+    level_a: str,
+    level_b: str,
+    preset: str,
+    *,
+    matches: int,
+    seed: str,
+    workers: int,
+    budget: Budget,
 ) -> dict[str, Any]:
     """Play ``matches`` matches (in seat-swapped pairs) and summarize them."""
     jobs = [
-        (level_a, level_b, preset, f"arena-{seed}-{i // 2}", i % 2, budget)
-        for i in range(matches)
+        (level_a, level_b, preset, f"arena-{seed}-{i // 2}", i % 2, budget) for i in range(matches)
     ]
     if workers > 1:
         with Pool(workers) as pool:
@@ -278,14 +284,20 @@ def main() -> None:
     parser.add_argument("--presets", default="standard,reino,cardems", help="for --report")
     args = parser.parse_args()
     budget = Budget(args.playouts, args.cap_ms)
+    common: dict[str, Any] = {
+        "matches": args.matches,
+        "seed": args.seed,
+        "workers": args.workers,
+        "budget": budget,
+    }
     if not args.report:
-        out = run(args.a, args.b, args.preset, args.matches, args.seed, args.workers, budget)
+        out = run(args.a, args.b, args.preset, **common)
         print_pair(out)
         return
     rows = []
     for preset in args.presets.split(","):
         for level in args.levels.split(","):
-            out = run(level, "eaai", preset, args.matches, args.seed, args.workers, budget)
+            out = run(level, "eaai", preset, **common)
             print_pair(out)
             rows.append(report_row(out))
     print(f"\n{args.matches} matches per row; hard's budget {budget.playouts} playouts,")

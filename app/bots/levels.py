@@ -257,9 +257,9 @@ class HardBot(MediumBot):
                 view,
                 events,
                 candidates,
-                self.holding(k),
-                int(k.opp_draws * self.extra_per_draw),
-                self.budget,
+                chance=self.holding(k),
+                extra=int(k.opp_draws * self.extra_per_draw),
+                budget=self.budget,
             )
             kind, card = self.last.move
         else:

@@ -12,7 +12,9 @@ more than at 0-0. The candidate with the best mean value wins.
 The budget is work, not time: ``Budget.playouts`` playouts in all, so a decision is a function
 of the view, the events, the budget and the seed alone. ``Budget.cap_ms`` of wall time guards
 it: the search checks the clock after each sample and, cut short, answers with the best
-candidate so far (before any sample, the heuristic's own choice).
+candidate so far (before any sample, the heuristic's own choice). A budget too small for
+``MIN_SAMPLES`` samples per candidate leaves the choice to the heuristic, and a candidate
+overrules the heuristic's choice only with evidence (``EVIDENCE``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ from app.engine.cards import POINTS
 from app.engine.melds import arrange, deadwood
 from app.engine.settlement import settle
 
+# Fewer samples than this per candidate would be noise, not judgement: the heuristic decides.
+MIN_SAMPLES = 8
+# A searched candidate overrules the heuristic's choice only when its mean paired gain is this
+# many standard errors above zero: fewer samples than the noise needs keep the judgement.
+EVIDENCE = 1.5
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -44,10 +52,8 @@ class Budget:
     seed: int = 0
 
     def scaled(self, factor: float) -> Budget:
-        """The same budget with ``factor`` times the work and the cap (at least one sample)."""
-        return Budget(
-            max(1, int(self.playouts * factor)), max(1.0, self.cap_ms * factor), self.seed
-        )
+        """The same budget with ``factor`` times the work and the cap."""
+        return Budget(int(self.playouts * factor), self.cap_ms * factor, self.seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +260,7 @@ def search(
     view: Mapping[str, Any],
     events: Sequence[Mapping[str, Any]],
     candidates: Sequence[Move],
+    *,
     chance: Mapping[int, float],
     extra: int,
     budget: Budget,
@@ -265,7 +272,13 @@ def search(
     terms = Terms.of(view)
     hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin)
     totals = dict.fromkeys(candidates, 0.0)
-    samples = max(1, budget.playouts // len(candidates))
+    # Per candidate, the sum and sum of squares of its value minus the heuristic choice's on
+    # the same sample: the evidence needed to overrule the heuristic.
+    diffs = dict.fromkeys(candidates, 0.0)
+    squares = dict.fromkeys(candidates, 0.0)
+    samples = budget.playouts // len(candidates)
+    if samples < MIN_SAMPLES:
+        return Outcome(candidates[0], {}, 0, 0, False)
     done = 0
     cut = False
     for _ in range(samples):
@@ -273,15 +286,37 @@ def search(
             cut = True
             break
         world = sample_world(k, chance, extra, rng)
-        for move in candidates:
+        first = 0.0
+        for i, move in enumerate(candidates):
             copy = World(list(world.hands), list(world.stock), list(world.pile))
-            totals[move] += evaluate(move, copy, hand, terms)
+            value = evaluate(move, copy, hand, terms)
+            totals[move] += value
+            if i == 0:
+                first = value
+            diffs[move] += value - first
+            squares[move] += (value - first) ** 2
         done += 1
     if not done:
         return Outcome(candidates[0], {}, 0, 0, True)
     values = {m: v / done for m, v in totals.items()}
-    best = max(candidates, key=lambda m: values[m])  # the first of equals: the heuristic's
-    return Outcome(best, values, done, done * len(candidates), cut)
+    return Outcome(
+        _best(candidates, diffs, squares, done), values, done, done * len(candidates), cut
+    )
+
+
+def _best(
+    candidates: Sequence[Move], diffs: Mapping[Move, float], squares: Mapping[Move, float], n: int
+) -> Move:
+    """The heuristic's choice unless another beats it by ``EVIDENCE`` standard errors of the
+    paired difference; then the one that beats it by the most."""
+    best, margin = candidates[0], 0.0
+    for move in candidates[1:]:
+        mean = diffs[move] / n
+        spread = max(0.0, squares[move] / n - mean * mean)
+        error = (spread / max(1, n - 1)) ** 0.5
+        if mean > EVIDENCE * error and mean > margin:
+            best, margin = move, mean
+    return best
 
 
 def _seed(view: Mapping[str, Any], events: Sequence[Mapping[str, Any]], seed: int) -> int:
