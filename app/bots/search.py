@@ -7,7 +7,8 @@ everything public: the opponent's hand drawn from hard's model of it (``HardBot.
 on that same sample (common random numbers: the candidates differ by their move, not their
 luck) by a fast policy for both seats, and the hand's result is valued by the chance of
 winning the match from the scores it leaves (``win_chance``): 20 points at 95-90 are worth
-more than at 0-0. The candidate with the best mean value wins.
+more than at 0-0. The heuristic ranks the candidates; another candidate replaces its first
+choice only when its gain over it, paired sample by sample, is clear of the noise.
 
 The budget is work, not time: ``Budget.playouts`` playouts in all, so a decision is a function
 of the view, the events, the budget and the seed alone. ``Budget.cap_ms`` of wall time guards
@@ -48,7 +49,7 @@ class Budget:
     and the ``seed`` mixed with what the seat sees to make its samples."""
 
     playouts: int = 240
-    cap_ms: float = 180.0
+    cap_ms: float = 150.0
     seed: int = 0
 
     def scaled(self, factor: float) -> Budget:
