@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -240,6 +241,7 @@ class HardBot(MediumBot):
         self.last: Outcome | None = None
 
     def choose(self, view: View, events: Events) -> dict[str, Any]:
+        started = time.perf_counter()  # the cap covers the judgements too
         actions = set(view["legal"]["actions"])
         if actions & {"next_hand", "big_gin", "take_upcard"} or self.budget.playouts <= 0:
             return super().choose(view, events)
@@ -260,6 +262,7 @@ class HardBot(MediumBot):
                 chance=self.holding(k),
                 extra=int(k.opp_draws * self.extra_per_draw),
                 budget=self.budget,
+                started=started,
             )
             kind, card = self.last.move
         else:

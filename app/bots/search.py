@@ -265,10 +265,12 @@ def search(
     chance: Mapping[int, float],
     extra: int,
     budget: Budget,
+    started: float | None = None,
 ) -> Outcome:
-    """The candidate (listed best first by the heuristic, which wins ties) with the best mean
-    match value over samples of the hidden cards, within ``budget`` (see the module doc)."""
-    start = time.perf_counter()
+    """The candidate (listed best first by the heuristic) with the best match value over
+    samples of the hidden cards, within ``budget`` (see the module doc); the wall-time cap
+    counts from ``started`` (``time.perf_counter()``; default: now)."""
+    start = time.perf_counter() if started is None else started
     rng = random.Random(_seed(view, events, budget.seed))
     terms = Terms.of(view)
     hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin)

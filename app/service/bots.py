@@ -170,7 +170,7 @@ class BotRunner:
     async def _act(
         self, loaded: Loaded, actor: Actor, level: str, view: dict[str, Any], actions: set[str]
     ) -> None:
-        """Pause, decide on ``loaded`` and submit pinned to its version; drop a stale move."""
+        """Pause while deciding on ``loaded``; submit pinned to its version; drop a stale move."""
         seat = view["you"]
         events = await self.service.hand_events(loaded, seat)
         # The bot thinks during its pause, in a worker process (app.service.bot_pool).
