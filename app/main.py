@@ -27,6 +27,8 @@ from app.api.access import AccessMiddleware
 from app.api.ratelimit import RateLimitMiddleware
 from app.api.request_body import BodyLimit
 from app.api.routes import health, live, moves, players, ratings, tables, web
+from app.bots.search import Budget
+from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
 from app.service.bus import RedisBus
 from app.service.hub import Hub
@@ -118,12 +120,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url is not None:
             readiness.add("redis", rate_limits.check_redis, required=False)
             readiness.add("bus", bus_check(hub), required=False)
+        bot_pool = BotPool(
+            settings.bot_search_workers,
+            Budget(settings.bot_search_playouts, settings.bot_search_cap_ms),
+            settings.bot_search_nice,
+        )
         bots = BotRunner(
             service,
             draw_delay=settings.bot_draw_delay,
             discard_delay=settings.bot_discard_delay,
             scan_interval=settings.bot_scan_interval,
             lease_seconds=settings.bot_lease_seconds,
+            pool=bot_pool,
         )
         app.state.service = service
         app.state.bots = bots
@@ -145,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await bots.stop()
             await hub.stop()
             await rate_limits.close()
+            await asyncio.to_thread(bot_pool.close)
             await db.close()
 
     # /docs and /redoc with their scripts served from here, not from a CDN: they work offline.

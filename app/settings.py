@@ -38,6 +38,13 @@ class Settings(BaseSettings):
     bot_discard_delay: float = 0.45
     bot_scan_interval: float = 0.5
     bot_lease_seconds: float = 2.0
+    # Bot decisions run in this many worker processes at this niceness (app.service.bot_pool).
+    # Hard's search budget: playouts per decision (the work; about 150 ms of CPU on a 2-core
+    # test machine) and a wall-time cap in ms; both are lowered when decisions queue up.
+    bot_search_workers: int = 1
+    bot_search_nice: int = 5
+    bot_search_playouts: int = 240
+    bot_search_cap_ms: float = 150.0
     # Once started, take what exists out of garbage collection and make full collections rare
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
     gc_freeze: bool = True

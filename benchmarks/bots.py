@@ -1,6 +1,12 @@
 """Bot arena: seeded matches between two players; prints the figures, then one JSON line.
 
     python benchmarks/bots.py --a hard --b medium --matches 400 --preset standard --seed 1
+    python benchmarks/bots.py --report --matches 100 --presets standard,reino,cardems
+
+``--report`` plays every product level against the EAAI baseline (``eaai``, below) on each
+preset and prints one markdown table. Decision times are CPU time of the deciding process
+(``time.process_time``), so other load on the machine does not inflate them; the wall time of
+each decision is kept apart (its p99.9 and how many searches the wall-time cap cut short).
 
 Matches come in pairs on the same deal seed with the players' seats swapped, so both play
 every deal from both sides (and the dealer alternates with the seat). Like the server, the
@@ -11,8 +17,10 @@ for its seat; every answer is checked against ``legal_actions``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
+import random
 import statistics
 import sys
 import time
@@ -22,18 +30,85 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.bots import LEVELS, get_bot
-from app.engine import Action, apply, legal_actions, make_ruleset, new_match
+from app.bots import LEVELS, Bot, NoMoveError, get_bot
+from app.bots.base import Events, View
+from app.bots.evaluate import meld_draws
+from app.bots.levels import HardBot
+from app.bots.search import Budget
+from app.engine import Action, apply, legal_actions, make_ruleset, new_match, parse_card
+from app.engine.cards import code
 from app.engine.game import OVER, PLAYING
+from app.engine.melds import deadwood
 from app.engine.views import seat_view
 
 SIDES = ("a", "b")
+PRODUCT_LEVELS = ("easy", "medium", "hard")
 
 
-def play_match(job: tuple[str, str, str, str, int]) -> dict[str, Any]:
+class EaaiBot:
+    """The EAAI competition's SimpleGinRummyPlayer, from its published description.
+
+    It takes the face-up card only if the card would join a meld; it discards a card leaving
+    the least deadwood (a random one among equals, never the card just taken); it knocks at
+    the first chance (gin when it can; big gin too where the preset has it). Not a product
+    level: the arena's fixed yardstick.
+    """
+
+    level = "eaai"
+
+    def choose(self, view: View, events: Events) -> dict[str, Any]:
+        legal = view["legal"]
+        actions = set(legal["actions"])
+        if "next_hand" in actions:
+            return {"kind": "next_hand"}
+        if "big_gin" in actions:
+            return {"kind": "big_gin"}
+        hand = 0
+        for c in view["hand"]["yours"]["cards"]:
+            hand |= 1 << int(parse_card(c))
+        pile = view["hand"]["discard_pile"]
+        top = int(parse_card(pile[-1])) if pile else None
+        melds_top = top is not None and bool(meld_draws(hand) >> top & 1)
+        if "take_upcard" in actions:
+            return {"kind": "take_upcard" if melds_top else "pass"}
+        if "draw_stock" in actions:
+            take = "draw_discard" in actions and melds_top
+            return {"kind": "draw_discard" if take else "draw_stock"}
+        if "discard" not in actions:
+            raise NoMoveError("nothing to do")
+        left = {c: deadwood(hand & ~(1 << int(parse_card(c)))) for c in legal["discards"]}
+        least = min(left.values())
+        ties = sorted(c for c, dw in left.items() if dw == least)
+        seen = json.dumps(view, sort_keys=True, default=str).encode()
+        card = random.Random(hashlib.sha256(seen).digest()).choice(ties)
+        knocks = {k["card"] for k in legal["knock_discards"]}
+        return {"kind": "knock" if card in knocks else "discard", "card": code(parse_card(card))}
+
+
+ARENA_LEVELS = (*LEVELS, "eaai")
+
+
+def arena_bot(level: str, budget: Budget) -> Bot:
+    """A product level (hard with ``budget``; ``hard:N`` with N playouts), or the baseline."""
+    if level == "eaai":
+        return EaaiBot()
+    name, _, playouts = level.partition(":")
+    if playouts:
+        budget = Budget(int(playouts), budget.cap_ms, budget.seed)
+    return get_bot(name, budget)
+
+
+def _level(text: str) -> str:
+    name, _, playouts = text.partition(":")
+    if name not in ARENA_LEVELS or (playouts and (name != "hard" or not playouts.isdigit())):
+        raise argparse.ArgumentTypeError(f"one of {ARENA_LEVELS}, or hard:N")
+    return text
+
+
+def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
     """One match; ``a_seat`` is the seat of player a. Per-side tallies and decision times."""
-    level_a, level_b, preset, seed, a_seat = job
-    bots = {a_seat: get_bot(level_a), 1 - a_seat: get_bot(level_b)}
+    level_a, level_b, preset, seed, a_seat, budget = job
+    bots = {a_seat: arena_bot(level_a, budget), 1 - a_seat: arena_bot(level_b, budget)}
     side = {a_seat: "a", 1 - a_seat: "b"}
     state, events = new_match(make_ruleset(preset), seed)
     seen: dict[int, list[dict[str, Any]]] = {
@@ -47,15 +122,20 @@ def play_match(job: tuple[str, str, str, str, int]) -> dict[str, Any]:
             for s in SIDES
             for k in ("points", "gin", "big_gin", "knock", "undercut", "won")
         },
-        "ms_a": [],
-        "ms_b": [],
+        **{f"{k}_{s}": [] for s in SIDES for k in ("ms", "wall")},
+        "cut_a": 0,
+        "cut_b": 0,
     }
     while state.status == PLAYING:
         seat = a_seat if state.hand.phase == OVER else state.hand.turn
         view = seat_view(state, seat)
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         move = bots[seat].choose(view, seen[seat])
-        tally[f"ms_{side[seat]}"].append((time.perf_counter() - start) * 1000)
+        tally[f"ms_{side[seat]}"].append((time.process_time() - cpu) * 1000)
+        tally[f"wall_{side[seat]}"].append((time.perf_counter() - wall) * 1000)
+        bot = bots[seat]
+        if isinstance(bot, HardBot) and bot.last is not None and bot.last.cut_short:
+            tally[f"cut_{side[seat]}"] += 1
         action = Action.from_dict(move)
         if action not in legal_actions(state, seat):
             raise AssertionError(f"{bots[seat].level} chose an illegal {move} in {view}")
@@ -112,6 +192,7 @@ def summarize(
     }
     for s in SIDES:
         ms = [t for r in results for t in r[f"ms_{s}"]]
+        wall = [t for r in results for t in r[f"wall_{s}"]]
         out[s + "_stats"] = {
             "points_per_hand": round(sum(r[f"points_{s}"] for r in results) / hands, 2),
             "hands_won_rate": round(sum(r[f"won_{s}"] for r in results) / hands, 4),
@@ -124,45 +205,107 @@ def summarize(
                 "p99": round(_percentile(ms, 0.99), 3),
                 "max": round(max(ms), 3),
             },
+            "wall_ms": {"p999": round(_percentile(wall, 0.999), 3), "max": round(max(wall), 3)},
+            "cut_short": sum(r[f"cut_{s}"] for r in results),
+            "decisions": len(ms),
         }
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--a", default="hard", choices=LEVELS)
-    parser.add_argument("--b", default="medium", choices=LEVELS)
-    parser.add_argument("--matches", type=int, default=400)
-    parser.add_argument("--preset", default="standard")
-    parser.add_argument("--seed", default="1")
-    parser.add_argument("--workers", type=int, default=1)
-    args = parser.parse_args()
+def run(
+    level_a: str,
+    level_b: str,
+    preset: str,
+    *,
+    matches: int,
+    seed: str,
+    workers: int,
+    budget: Budget,
+) -> dict[str, Any]:
+    """Play ``matches`` matches (in seat-swapped pairs) and summarize them."""
     jobs = [
-        (args.a, args.b, args.preset, f"arena-{args.seed}-{i // 2}", i % 2)
-        for i in range(args.matches)
+        (level_a, level_b, preset, f"arena-{seed}-{i // 2}", i % 2, budget) for i in range(matches)
     ]
-    if args.workers > 1:
-        with Pool(args.workers) as pool:
-            results = pool.map(play_match, jobs, chunksize=4)
+    if workers > 1:
+        with Pool(workers) as pool:
+            results = pool.map(play_match, jobs, chunksize=1)
     else:
         results = [play_match(job) for job in jobs]
-    out = summarize(args.a, args.b, args.preset, results)
-    print(f"{args.a} vs {args.b} on {args.preset}: {out['matches']} matches, {out['hands']} hands")
+    return summarize(level_a, level_b, preset, results)
+
+
+def print_pair(out: dict[str, Any]) -> None:
+    a, b = out["a"], out["b"]
+    print(f"{a} vs {b} on {out['preset']}: {out['matches']} matches, {out['hands']} hands")
     print(
-        f"  {args.a} match win rate {out['a_match_win_rate']:.1%} "
+        f"  {a} match win rate {out['a_match_win_rate']:.1%} "
         f"(95% CI {out['ci95'][0]:.1%} .. {out['ci95'][1]:.1%})"
     )
     print(f"  dead hands {out['dead_hand_rate']:.1%}")
-    for s, name in zip(SIDES, (args.a, args.b), strict=True):
+    for s, name in zip(SIDES, (a, b), strict=True):
         st = out[s + "_stats"]
         ms = st["decision_ms"]
         print(
             f"  {name:>8}: {st['points_per_hand']:5.2f} pts/hand, won {st['hands_won_rate']:.1%}"
             f" of hands, knock {st['knock_rate']:.1%} gin {st['gin_rate']:.1%}"
             f" big gin {st['big_gin_rate']:.1%} undercut {st['undercut_rate']:.1%};"
-            f" decision ms median {ms['median']:.2f} p99 {ms['p99']:.2f} max {ms['max']:.2f}"
+            f" CPU ms median {ms['median']:.2f} p99 {ms['p99']:.2f} max {ms['max']:.2f};"
+            f" wall ms p99.9 {st['wall_ms']['p999']:.1f};"
+            f" cut short {st['cut_short']} of {st['decisions']}"
         )
     print(json.dumps(out))
+
+
+def report_row(out: dict[str, Any]) -> str:
+    """One markdown row: the product level against the baseline."""
+    st = out["a_stats"]
+    ms = st["decision_ms"]
+    lo, hi = out["ci95"]
+    return (
+        f"| {out['preset']} | {out['a']} | {out['a_match_win_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
+        f" | {st['points_per_hand']:.2f} / {out['b_stats']['points_per_hand']:.2f}"
+        f" | {st['gin_rate']:.1%} / {st['undercut_rate']:.1%} / {st['knock_rate']:.1%}"
+        f" | {ms['median']:.2f} / {ms['p99']:.1f} / {ms['max']:.1f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--a", default="hard", type=_level)
+    parser.add_argument("--b", default="medium", type=_level)
+    parser.add_argument("--matches", type=int, default=400)
+    parser.add_argument("--preset", default="standard")
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--playouts", type=int, default=Budget().playouts, help="hard's work")
+    parser.add_argument("--cap-ms", type=float, default=Budget().cap_ms, help="hard's wall cap")
+    parser.add_argument("--report", action="store_true", help="every product level vs eaai")
+    parser.add_argument("--levels", default=",".join(PRODUCT_LEVELS), help="for --report")
+    parser.add_argument("--presets", default="standard,reino,cardems", help="for --report")
+    args = parser.parse_args()
+    budget = Budget(args.playouts, args.cap_ms)
+    common: dict[str, Any] = {
+        "matches": args.matches,
+        "seed": args.seed,
+        "workers": args.workers,
+        "budget": budget,
+    }
+    if not args.report:
+        out = run(args.a, args.b, args.preset, **common)
+        print_pair(out)
+        return
+    rows = []
+    for preset in args.presets.split(","):
+        for level in args.levels.split(","):
+            out = run(level, "eaai", preset, **common)
+            print_pair(out)
+            rows.append(report_row(out))
+    print(f"\n{args.matches} matches per row; hard's budget {budget.playouts} playouts,")
+    print(f"cap {budget.cap_ms:g} ms wall.\n")
+    print("| preset | level vs eaai | match wins [95% CI] | points/hand (level / eaai)", end="")
+    print(" | gin / undercut / knock rate | CPU ms median / p99 / worst |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""The bots: TITO (easy), CARMEN (medium), LUNA (hard), plus random and baseline for the arena.
+"""The bots: TITO (easy), CARMEN (medium), LUNA (hard), plus random for the tests.
 
 All levels follow the same turn structure and the same rule: big gin and gin are always
 taken. They differ in what they observe (seed 002): easy looks only at its own melds; medium
 also counts its outs among the unseen cards, weighs undercut risk and avoids feeding the
 opponent's pickups; hard models what the opponent holds from everything public and plays by
-expected deadwood after the next draws.
+expected deadwood after the next draws, then searches its real choices by match value over
+samples of the hidden cards. (The arena's EAAI baseline lives in ``benchmarks/bots.py``.)
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,10 +24,12 @@ from app.bots.evaluate import (
     STEP1,
     STEP2,
     Outlook,
+    best_discard_deadwood,
     bits,
 )
 from app.bots.knock import knock_risk
 from app.bots.knowledge import Knowledge, build
+from app.bots.search import Budget, Move, Outcome, search
 from app.engine.cards import POINTS, RANKS, SUITS, parse_card
 from app.engine.melds import arrange, deadwood, discards_within
 
@@ -109,10 +113,14 @@ def _joins_meld(hand: int, c: int) -> bool:
     return bool(arrange(hand | 1 << c).melded_mask >> c & 1)
 
 
-class BaselineBot(_Player):
-    """Takes a card only to meld it, throws the highest unmelded card, knocks at once."""
+class EasyBot(_Player):
+    """TITO: melds what it can, sheds its costliest deadwood, knocks at the first chance.
 
-    level = "baseline"
+    Takes a card only to meld it; throws the dearest deadwood card, among equals the one with
+    the fewest partners in hand.
+    """
+
+    level = "easy"
 
     def wants_top(self, k: Knowledge) -> bool:
         top = k.top
@@ -123,21 +131,8 @@ class BaselineBot(_Player):
 
     def pick_discard(self, k: Knowledge, options: list[int]) -> int:
         loose = [c for c in bits(arrange(k.hand).deadwood_mask) if c in options]
-        if loose:
-            return max(loose, key=lambda c: (POINTS[c], c & 15))
-        return min(options, key=lambda c: deadwood(k.hand & ~(1 << c)))
-
-
-class EasyBot(BaselineBot):
-    """TITO: melds what it can, sheds its costliest deadwood, knocks at the first chance."""
-
-    level = "easy"
-
-    def pick_discard(self, k: Knowledge, options: list[int]) -> int:
-        # The dearest deadwood card; among equals the one with the fewest partners in hand.
-        loose = [c for c in bits(arrange(k.hand).deadwood_mask) if c in options]
         if not loose:
-            return super().pick_discard(k, options)
+            return min(options, key=lambda c: deadwood(k.hand & ~(1 << c)))
         return min(loose, key=lambda c: (-POINTS[c], (k.hand & NEAR[c]).bit_count(), c))
 
 
@@ -174,9 +169,13 @@ class MediumBot(_Player):
         return chance
 
     def pick_discard(self, k: Knowledge, options: list[int]) -> int:
+        return self.ranked_discards(k, options)[0]
+
+    def ranked_discards(self, k: Knowledge, options: list[int]) -> list[int]:
+        """The discards best first: expected deadwood after the next draw plus feeding risk."""
         out = self.outlook(k)
         chance = self.holding(k)
-        return min(
+        return sorted(
             options,
             key=lambda c: (
                 out.expected_deadwood(k.hand & ~(1 << c)) + self.danger_weight * _danger(c, chance),
@@ -211,7 +210,7 @@ class MediumBot(_Player):
 
 
 class HardBot(MediumBot):
-    """LUNA: models the opponent's hand from all public play and plays by expected deadwood.
+    """LUNA: models the opponent's hand from all public play and searches its choices.
 
     The opponent's pickups, refusals and discards shape the chance it holds each unseen card;
     the stock draws are weighed by the chance a card is still in the stock, and a discard's
@@ -220,6 +219,10 @@ class HardBot(MediumBot):
     is); otherwise it samples likely opponent hands from its model, settles each exactly
     against the knocking hand (layoffs included) and waits when the undercut chance is too
     high; near the dead-hand count it takes any sure knock.
+
+    Those judgements rank the candidates; then, when there is a real choice (the discard pile
+    or the stock; its best few discards; a knock or playing on), it searches them by match
+    value over samples of the hidden cards (``app.bots.search``) within its ``budget``.
     """
 
     level = "hard"
@@ -230,6 +233,69 @@ class HardBot(MediumBot):
     # Against a player that waits, a full draw count overrated the opponent's hand and
     # waited too long; half of it measured best.
     extra_per_draw = 0.5
+    # Discards the search weighs (the heuristic's best ones).
+    discard_candidates = 3
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget or Budget()
+        self.last: Outcome | None = None
+
+    def choose(self, view: View, events: Events) -> dict[str, Any]:
+        started = time.perf_counter()  # the cap covers the judgements too
+        actions = set(view["legal"]["actions"])
+        if actions & {"next_hand", "big_gin", "take_upcard"} or self.budget.playouts <= 0:
+            return super().choose(view, events)
+        k = build(view, events)
+        if "draw_stock" in actions:
+            candidates = self.draw_candidates(k, "draw_discard" in actions)
+        elif "discard" in actions:
+            candidates = self.discard_candidates_of(k, view["legal"])
+        else:
+            return super().choose(view, events)
+        self.last = None
+        if len(candidates) > 1:
+            self.last = search(
+                k,
+                view,
+                events,
+                candidates,
+                chance=self.holding(k),
+                extra=int(k.opp_draws * self.extra_per_draw),
+                budget=self.budget,
+                started=started,
+            )
+            kind, card = self.last.move
+        else:
+            kind, card = candidates[0]
+        return _act(kind, card)
+
+    def draw_candidates(self, k: Knowledge, may_take: bool) -> list[Move]:
+        """The stock, and the discard when taking it could lower the count (heuristic first)."""
+        top = k.top
+        if not may_take or top is None:
+            return [("draw_stock", None)]
+        if best_discard_deadwood(k.hand | 1 << top) >= deadwood(k.hand):
+            return [("draw_stock", None)]
+        moves: list[Move] = [("draw_stock", None), ("draw_discard", None)]
+        return moves[::-1] if self.wants_top(k) else moves
+
+    def discard_candidates_of(self, k: Knowledge, legal: Mapping[str, Any]) -> list[Move]:
+        """Gin at once; else the best few discards and the lowest knock (heuristic first)."""
+        knocks = sorted(
+            (int(x["deadwood"]), -POINTS[c], c)
+            for x in legal["knock_discards"]
+            for c in [int(parse_card(x["card"]))]
+        )
+        if knocks and knocks[0][0] == 0:
+            return [("knock", knocks[0][2])]
+        options = [int(parse_card(c)) for c in legal["discards"]]
+        moves: list[Move] = [
+            ("discard", c) for c in self.ranked_discards(k, options)[: self.discard_candidates]
+        ]
+        if knocks:
+            knock: Move = ("knock", knocks[0][2])
+            moves = [knock, *moves] if self.should_knock(k, knocks[0][0]) else [*moves, knock]
+        return moves
 
     def holding(self, k: Knowledge) -> dict[int, float]:
         """P(opponent holds u): its pickups for sure; unseen cards shaped by pickups, refusals
@@ -289,7 +355,6 @@ def _danger(c: int, chance: Mapping[int, float]) -> float:
 
 _LEVELS: dict[str, type[Bot]] = {
     "random": RandomBot,
-    "baseline": BaselineBot,
     "easy": EasyBot,
     "medium": MediumBot,
     "hard": HardBot,
@@ -297,9 +362,11 @@ _LEVELS: dict[str, type[Bot]] = {
 LEVELS = tuple(_LEVELS)
 
 
-def get_bot(level: str) -> Bot:
-    """The bot for ``level``: easy, medium, hard, random or baseline."""
+def get_bot(level: str, budget: Budget | None = None) -> Bot:
+    """The bot for ``level``: easy, medium, hard or random; ``budget`` is hard's search budget
+    (``Budget()`` when None)."""
     try:
-        return _LEVELS[level]()
+        cls = _LEVELS[level]
     except KeyError:
         raise ValueError(f"unknown bot level {level!r}; one of {list(LEVELS)}") from None
+    return HardBot(budget) if cls is HardBot else cls()

@@ -43,8 +43,8 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from app.bots import get_bot
 from app.engine import Action, RuleError
+from app.service.bot_pool import BotPool
 from app.service.commands import Actor, Play
 from app.service.errors import NotFoundError, ServiceError
 from app.service.hub import Subscription
@@ -72,8 +72,10 @@ class BotRunner:
         discard_delay: float,
         scan_interval: float,
         lease_seconds: float,
+        pool: BotPool,
     ) -> None:
         self.service = service
+        self.pool = pool
         self.draw_delay = draw_delay
         self.discard_delay = discard_delay
         self.scan_interval = scan_interval
@@ -173,11 +175,14 @@ class BotRunner:
     async def _act(
         self, loaded: Loaded, actor: Actor, level: str, view: dict[str, Any], actions: set[str]
     ) -> None:
-        """Pause, decide on ``loaded`` and submit pinned to its version; drop a stale move."""
-        await asyncio.sleep(self.discard_delay if "discard" in actions else self.draw_delay)
+        """Pause while deciding on ``loaded``; submit pinned to its version; drop a stale move."""
         seat = view["you"]
         events = await self.service.hand_events(loaded, seat)
-        action = get_bot(level).choose(view, events)
+        # The bot thinks during its pause, in a worker process (app.service.bot_pool).
+        _, action = await asyncio.gather(
+            asyncio.sleep(self.discard_delay if "discard" in actions else self.draw_delay),
+            self.pool.choose(level, view, events),
+        )
         try:
             await self.service.submit(
                 loaded.table.id,

@@ -1,0 +1,134 @@
+"""Hard's search: blind to hidden cards, reproducible from view, events, budget and seed,
+bounded by its wall-time cap, anytime, and valued by the match score."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from app.bots import get_bot
+from app.bots.levels import HardBot
+from app.bots.search import Budget, Outcome, Terms, win_chance
+from app.engine import Action, MatchState, apply, parse_card
+from app.engine.cards import code
+from app.engine.views import seat_view
+from tests.engine.builders import position
+
+SMALL = Budget(60, 10_000.0, seed=7)
+MINE = "2C 5C 9C 3D 7D JD 4H 8H QS KS"
+# Two opponent hands (and so two stocks) seat 0 cannot tell apart.
+HIDDEN = ("AH 2H 3S 4S 5S 9S TS JS QD KD", "AD 6H 7H 7S 8S 6C JH TD QH KD")
+
+
+def _after(state: MatchState, *moves: tuple[int, str, str | None]) -> tuple[MatchState, list[Any]]:
+    seen: list[Any] = []
+    for seat, kind, card in moves:
+        state, events = apply(state, seat, Action.from_dict({"kind": kind, "card": card}))
+        seen += [e.for_recipient(0) for e in events]
+    return state, seen
+
+
+def _to_discard(opp: str) -> tuple[dict[str, Any], list[Any]]:
+    """Seat 0 to discard, after the opponent took the upcard and threw the KD."""
+    state = position(MINE, opp, "6S", stock_top="AS", dealer=1)
+    state, seen = _after(
+        state,
+        (0, "pass", None),
+        (1, "take_upcard", None),
+        (1, "discard", "KD"),
+        (0, "draw_stock", None),
+    )
+    return seat_view(state, 0), seen
+
+
+def _search(budget: Budget, opp: str = HIDDEN[0]) -> tuple[dict[str, Any], Outcome]:
+    view, seen = _to_discard(opp)
+    bot = get_bot("hard", budget)
+    assert isinstance(bot, HardBot)
+    move = bot.choose(view, seen)
+    assert bot.last is not None
+    return move, bot.last
+
+
+def test_the_same_view_with_other_hidden_cards_gives_the_same_search() -> None:
+    (view_a, _), (view_b, _) = _to_discard(HIDDEN[0]), _to_discard(HIDDEN[1])
+    assert view_a == view_b
+    move_a, out_a = _search(SMALL, HIDDEN[0])
+    move_b, out_b = _search(SMALL, HIDDEN[1])
+    assert out_a.samples > 0 and len(out_a.values) > 1  # it did search
+    assert (move_a, out_a) == (move_b, out_b)
+
+
+def test_a_decision_is_reproducible_from_its_budget_and_seed() -> None:
+    first = _search(SMALL)
+    assert _search(SMALL) == first
+    other_seed = _search(Budget(SMALL.playouts, SMALL.cap_ms, seed=8))[1]
+    assert other_seed.values != first[1].values  # the seed picks the samples
+    more = _search(Budget(SMALL.playouts * 2, SMALL.cap_ms, seed=7))[1]
+    assert more.samples == 2 * first[1].samples
+
+
+def test_the_wall_time_cap_cuts_a_search_short_with_the_best_so_far() -> None:
+    start = time.perf_counter()
+    move, out = _search(Budget(10**6, 40.0))
+    elapsed = time.perf_counter() - start
+    assert out.cut_short and 0 < out.playouts < 10**6
+    assert elapsed < 5.0  # generous: the machine is shared; the search alone stops near 40 ms
+    kind, card = out.move
+    assert card is not None and move == {"kind": kind, "card": code(card)}
+    assert set(out.values) >= {out.move}
+
+
+def test_a_search_cut_before_its_first_sample_plays_the_heuristic_choice() -> None:
+    view, seen = _to_discard(HIDDEN[0])
+    move, out = _search(Budget(10**6, 0.0))
+    assert out.cut_short and out.samples == 0
+    heuristic = get_bot("hard", Budget(0))
+    assert move == heuristic.choose(view, seen)
+
+
+def test_too_small_a_budget_leaves_the_choice_to_the_heuristic() -> None:
+    view, seen = _to_discard(HIDDEN[0])
+    move, out = _search(Budget(5))
+    assert out.samples == 0 and not out.cut_short
+    assert move == get_bot("hard", Budget(0)).choose(view, seen)
+
+
+def test_win_chance_is_symmetric_and_grows_with_the_lead() -> None:
+    assert win_chance(50, 50, 100) == pytest.approx(0.5)
+    assert win_chance(30, 70, 100) == pytest.approx(1 - win_chance(70, 30, 100))
+    assert win_chance(5, 10, 100) > win_chance(50, 55, 100) > 0.5
+    assert win_chance(0, 10, 100) == 1.0 and win_chance(10, 0, 100) == 0.0
+    # Targets beyond the table are scaled onto it.
+    assert win_chance(500, 500, 1000) == pytest.approx(0.5)
+
+
+def test_points_are_worth_what_they_do_to_the_match() -> None:
+    view, _ = _to_discard(HIDDEN[0])
+    view["match"]["scores"] = [0, 95]
+    terms = Terms.of(view)
+    assert terms.value(-5) == 0.0
+    assert terms.value(20) < 0.5 < terms.value(100)
+
+
+@pytest.mark.parametrize("scores", [(0, 0), (98, 0), (0, 98)])
+def test_a_knock_is_valued_by_what_it_does_to_the_match(scores: tuple[int, int]) -> None:
+    # Deadwood 2 early: a knock now is rarely undercut. At 98 it wins the match; at 0-98 it
+    # only keeps the opponent off for a hand; at 0-0 it is worth a little more than even.
+    state = position(
+        "AC 2C 3C 4D 5D 6D 7H 8H 9H KS",
+        "AS 3S 4S 5S 6S 7S 8S 9S TS QD",
+        "JD",
+        stock_top="2H",
+        scores=scores,
+    )
+    state, seen = _after(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    bot = get_bot("hard", SMALL)
+    assert isinstance(bot, HardBot)
+    bot.choose(seat_view(state, 0), seen)
+    assert bot.last is not None
+    knock = bot.last.values[("knock", int(parse_card("KS")))]
+    expected = {(0, 0): (0.55, 0.9), (98, 0): (0.99, 1.0), (0, 98): (0.05, 0.3)}[scores]
+    assert expected[0] <= knock <= expected[1]
