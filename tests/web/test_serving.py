@@ -29,3 +29,16 @@ def test_the_client_pages_assets_and_api_share_one_server(web_server: Server) ->
         assert missing.json()["code"]
         assert http.get("/healthz").json() == {"status": "ok"}
         assert http.get("/openapi.json").status_code == 200
+
+
+def test_the_client_never_answers_for_an_api_path_or_another_method(web_server: Server) -> None:
+    with httpx.Client(base_url=web_server.url) as http:
+        # An API route with another method: 405 naming the route's own methods only.
+        start = http.request("OPTIONS", "/v1/tables/3c9d1f0e2b7a4e5d8c6b0a1f2e3d4c5b/start")
+        assert start.status_code == 405 and start.headers["Allow"] == "POST"
+        # An unknown API path with a body's method is a JSON 404, not the client's 405.
+        missing = http.post("/v1/nothing-here", json={})
+        assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+        # A client's page answers GET and HEAD only.
+        page = http.post("/t/3c9d1f0e2b7a4e5d8c6b0a1f2e3d4c5b", json={})
+        assert page.status_code == 405 and page.headers["Allow"] == "GET, HEAD"

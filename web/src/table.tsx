@@ -663,10 +663,13 @@ function Chat({ live, open, onClose }: { live: TableLive; open: boolean; onClose
         {lines.map((e) => (
           <li key={e.seq}>
             <b>{e.player?.name ?? "?"}</b>
-            {view && (e.seat === null || e.seat === undefined) ? <small> ({t("spectators")})</small> : null}: {e.text}
+            : {e.text}
           </li>
         ))}
       </ol>
+      {view?.role !== "seat" ? (
+        <p class="empty">{t("chatSeatsOnly")}</p>
+      ) : (
       <form
         class="say"
         onSubmit={(e) => {
@@ -680,6 +683,7 @@ function Chat({ live, open, onClose }: { live: TableLive; open: boolean; onClose
         <input aria-label={t("say")} placeholder={t("message")} value={text} maxLength={500} onInput={(e) => setText(e.currentTarget.value)} />
         <button type="submit">{t("send")}</button>
       </form>
+      )}
     </aside>
   );
 }

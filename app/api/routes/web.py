@@ -12,12 +12,22 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.routing import Match, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 WEB_DIST = Path(__file__).resolve().parents[3] / "web" / "dist"
 # API prefixes that never fall back to the client: an unknown API path stays a 404.
-API_PREFIXES = ("v1/", "docs", "redoc", "openapi.json", "healthz", "readyz", "metrics")
+API_PREFIXES = (
+    "v1/",
+    "docs",
+    "redoc",
+    "openapi.json",
+    "healthz",
+    "livez",
+    "readyz",
+    "metrics",
+)
 
 
 class ClientFiles(StaticFiles):
@@ -37,7 +47,27 @@ class ClientFiles(StaticFiles):
         return response
 
 
+class ClientMount(Mount):
+    """The client's mount at ``/``: it never takes an API path, and only GET and HEAD.
+
+    A plain mount at ``/`` matches every path and method in full, so it would win over an API
+    route that matches a path but not its method (answering 405 with the wrong ``Allow``) and
+    take unknown API paths. Here an API path never matches, and another method on a client's
+    page matches in part only: it is answered 405 with ``Allow: GET, HEAD``.
+    """
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] != "http" or scope["path"].lstrip("/").startswith(API_PREFIXES):
+            return Match.NONE, {}
+        match, child = super().matches(scope)
+        if match is Match.FULL and scope["method"] not in ("GET", "HEAD"):
+            return Match.PARTIAL, child
+        return match, child
+
+
 def mount(app: FastAPI, directory: Path = WEB_DIST) -> None:
     """Serve the built client at ``/`` when it has been built (``make run`` builds it)."""
     if (directory / "index.html").is_file():
-        app.mount("/", ClientFiles(directory=directory, html=True), name="web")
+        app.router.routes.append(
+            ClientMount("/", app=ClientFiles(directory=directory, html=True), name="web")
+        )
