@@ -32,6 +32,7 @@ from app.service.bus import RedisBus
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
+from app.service.tokens import Tokens
 from app.settings import Settings
 from app.store import Database, run_migrations
 
@@ -112,7 +113,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.hub = hub
         app.state.bus = hub
         app.state.rate_limits = rate_limits
-        service = TableService(db, hub, rate_limits, settings.public_url)
+        lifetime = settings.token_lifetime_days
+        tokens = Tokens(
+            db,
+            hub,
+            cache_seconds=settings.token_cache_seconds,
+            lifetime=timedelta(days=lifetime) if lifetime > 0 else None,
+        )
+        service = TableService(db, hub, rate_limits, settings.public_url, tokens)
         readiness = app.state.readiness = health.Readiness()
         readiness.add("database", database_check(db))
         if settings.redis_url is not None:

@@ -68,3 +68,8 @@ class Settings(BaseSettings):
     # Logs: ``text`` for a person at a terminal, ``json`` (one object a line) for a collector.
     log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
+    # Bearer tokens: a token issued from now on expires this many days after it is issued (0:
+    # never); a process trusts a token it resolved for at most ``token_cache_seconds`` (the
+    # longest a revoked token still works on a process that missed the revocation on the bus).
+    token_lifetime_days: float = 0.0
+    token_cache_seconds: float = 30.0
