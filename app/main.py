@@ -6,7 +6,8 @@ process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> s
 says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
 ``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
 which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
-checks of ``/readyz``) — WebSocket routes reach them through ``app.state``
+checks of ``/readyz``) and ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
+— WebSocket routes reach them through ``app.state``
 (``websocket.app.state.service``).
 """
 
@@ -26,12 +27,13 @@ from app.api import errors
 from app.api.access import AccessMiddleware
 from app.api.ratelimit import RateLimitMiddleware
 from app.api.request_body import BodyLimit
-from app.api.routes import health, live, moves, players, ratings, tables, web
+from app.api.routes import health, live, moves, players, ratings, tables, tickets, web
 from app.service.bots import BotRunner
 from app.service.bus import RedisBus
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
+from app.service.tickets import Tickets
 from app.service.tokens import Tokens
 from app.settings import Settings
 from app.store import Database, run_migrations
@@ -113,6 +115,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.hub = hub
         app.state.bus = hub
         app.state.rate_limits = rate_limits
+        ticket_store = app.state.tickets = Tickets(
+            settings.ws_ticket_seconds, settings.redis_url, settings.redis_prefix
+        )
         lifetime = settings.token_lifetime_days
         tokens = Tokens(
             db,
@@ -152,6 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
             await hub.stop()
+            await ticket_store.close()
             await rate_limits.close()
             await db.close()
 
@@ -170,7 +176,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RateLimitMiddleware)
     app.add_middleware(AccessMiddleware)
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    for module in (moves, players, tables, live, health, ratings):
+    for module in (moves, players, tables, live, tickets, health, ratings):
         app.include_router(module.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

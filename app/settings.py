@@ -73,3 +73,5 @@ class Settings(BaseSettings):
     # longest a revoked token still works on a process that missed the revocation on the bus).
     token_lifetime_days: float = 0.0
     token_cache_seconds: float = 30.0
+    # A socket ticket (``POST /v1/ws-tickets``) opens one WebSocket within this many seconds.
+    ws_ticket_seconds: float = 30.0

@@ -142,6 +142,13 @@ class TokenCreated(TokenOut):
     token: str = Field(description="The new bearer token; shown only once.")
 
 
+class TicketOut(BaseModel):
+    model_config = _example({"ticket": "Qm9i...x2", "expires_in": 30.0})
+
+    ticket: str = Field(description="Opens one WebSocket as you: `?ticket=`; single use.")
+    expires_in: float = Field(description="Seconds it stays valid if unused.")
+
+
 class SideScores(BaseModel):
     you: int
     opponent: int
