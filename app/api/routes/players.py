@@ -3,7 +3,7 @@ manage your tokens (list, issue another, rotate the one in use, revoke any)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Request
 
 from app.api.deps import CurrentActor, ServiceDep, bearer_token
 from app.api.request_body import StrictJSONRoute
@@ -81,12 +81,11 @@ async def rotate_token(request: Request, actor: CurrentActor, service: ServiceDe
 
 @router.delete(
     "/me/tokens/{token_id}",
-    status_code=204,
-    response_class=Response,
-    responses=error_responses(401, 404),
+    response_model=list[TokenOut],
+    responses=error_responses(401, 404, 422),
 )
-async def revoke_token(token_id: str, actor: CurrentActor, service: ServiceDep) -> Response:
+async def revoke_token(token_id: str, actor: CurrentActor, service: ServiceDep) -> list[TokenOut]:
     """Revoke one of your tokens (the one in use too); every server process refuses it from
-    then on (see docs/security.md for how soon)."""
+    then on (see docs/security.md for how soon). Answers with the tokens you have left."""
     await service.tokens.revoke(actor, token_id)
-    return Response(status_code=204)
+    return await my_tokens(actor, service)
