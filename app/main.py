@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 
 from app.api import errors
@@ -174,6 +175,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     # Outermost last: every request, refused or not, gets its id, its metrics and its line.
     app.add_middleware(RateLimitMiddleware)
+    # Inside the access log (a preflight gets its line) and outside the rate limits.
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.origins(),
+        allow_methods=["GET", "POST", "PUT", "DELETE"],
+        allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
+        expose_headers=["X-Request-ID", "Idempotency-Replayed", "Retry-After"],
+        max_age=600,
+    )
     app.add_middleware(AccessMiddleware)
     # Moves first: routes are matched in order, and moves are most of the traffic.
     for module in (moves, players, tables, live, tickets, health, ratings):

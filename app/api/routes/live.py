@@ -6,6 +6,7 @@
   browsers should use, since they cannot set headers on the upgrade), the player's token as
   ``?token=`` (kept for existing clients; never logged) or an ``Authorization: Bearer`` header.
   A used, expired or unknown ticket: an ``error`` (``invalid_ticket``), then close code 4401.
+  A browser page from an origin not allowed (``allowed_origins``): ``origin_not_allowed``, 4403.
   A seated player gets their seat's view and events; anyone else (no token, or not seated) is
   a spectator, exactly as ``GET /v1/tables/{id}``. A bad token: an ``error`` message
   (``unauthorized``), then close code 4401; an unknown table: ``error`` (``table_not_found``),
@@ -65,6 +66,7 @@ from app.engine import Action, Event, RuleError
 from app.logs import annotate
 from app.service.commands import Actor, Play
 from app.service.errors import (
+    ForbiddenError,
     InvalidError,
     NotFoundError,
     RateLimitedError,
@@ -84,6 +86,7 @@ router = APIRouter(tags=["live"])
 
 CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_SLOW_CONSUMER = 4008
 CLOSE_INTERNAL = 1011
@@ -127,7 +130,15 @@ def _error(exc: ServiceError | RuleError, message_id: str | None = None) -> dict
 
 
 async def _caller(websocket: WebSocket, token: str | None, ticket: str | None) -> Actor | None:
-    """Who opens the socket: by ticket, token or Bearer header; None for none of them."""
+    """Who opens the socket: by ticket, token or Bearer header; None for none of them.
+
+    A browser's page from an origin not in ``Settings.origins()`` is refused first
+    (``origin_not_allowed``, 4403); a client that sends no ``Origin`` is not a browser.
+    """
+    origin = websocket.headers.get("origin")
+    settings: Settings = websocket.app.state.settings
+    if origin is not None and origin.rstrip("/") not in settings.origins():
+        raise ForbiddenError("origin_not_allowed", "this origin may not open sockets here")
     if ticket is not None:
         tickets: Tickets = websocket.app.state.tickets
         return await tickets.redeem(ticket)
@@ -454,6 +465,9 @@ async def table_ws(
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
         return
+    except ForbiddenError as exc:
+        await socket.refuse(CLOSE_FORBIDDEN, exc)
+        return
     except NotFoundError as exc:
         await socket.refuse(CLOSE_NOT_FOUND, exc)
         return
@@ -483,6 +497,9 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
             raise UnauthenticatedError("unauthorized", "a ticket or bearer token is required")
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
+        return
+    except ForbiddenError as exc:
+        await socket.refuse(CLOSE_FORBIDDEN, exc)
         return
     await websocket.accept()
     socket.ready.set()
