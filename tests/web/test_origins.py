@@ -3,7 +3,7 @@ browser's side is tests/web/test_e2e_origins.py)."""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from app.api.routes.web import WEB_DIST
 from tests.api.conftest import Server, start_server
@@ -69,20 +70,22 @@ def test_a_preflight_is_answered_for_an_allowed_origin_only(origins_server: Serv
     assert "access-control-allow-origin" not in r.headers
 
 
-async def _first(server: Server, origin: str | None) -> tuple[dict[str, object], int | None]:
+def _first(server: Server, origin: str | None) -> tuple[dict[str, object], int | None]:
+    # Synchronous: Playwright's sync API holds an event loop in this thread (tests/web).
     url = server.url.replace("http", "ws", 1) + "/v1/tables/nope/ws"
-    async with connect(url, origin=origin) as ws:  # type: ignore[arg-type]
-        first = json.loads(await asyncio.wait_for(ws.recv(), 30))
-        await asyncio.wait_for(ws.wait_closed(), 30)
+    with connect(url, origin=origin) as ws:  # type: ignore[arg-type]
+        first = json.loads(ws.recv(timeout=30))
+        with contextlib.suppress(ConnectionClosed):
+            ws.recv(timeout=30)
         return first, ws.close_code
 
 
-async def test_a_socket_checks_the_origin_a_browser_sends(origins_server: Server) -> None:
+def test_a_socket_checks_the_origin_a_browser_sends(origins_server: Server) -> None:
     # An unknown table: past the origin check, the socket learns that (4404).
     for origin in (None, ALLOWED, origins_server.url):
-        first, code = await _first(origins_server, origin)
+        first, code = _first(origins_server, origin)
         assert (first["code"], code) == ("table_not_found", 4404), origin
-    first, code = await _first(origins_server, "http://evil.test")
+    first, code = _first(origins_server, "http://evil.test")
     assert (first["code"], code) == ("origin_not_allowed", 4403)
 
 
