@@ -21,6 +21,7 @@ started while serving it share the dict, so what they learn lands on the session
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,6 +78,28 @@ def _drop_colours(_logger: WrappedLogger, _name: str, event: EventDict) -> Event
     return event
 
 
+# Secrets a library's own record may quote (uvicorn's DEBUG request line holds the raw query
+# string; an exception may hold a header): a query's ``token=`` / ``ticket=``, a bearer token,
+# an ``Idempotency-Key`` header's value. The access lines never hold one (``app.api.access``).
+_SECRETS = re.compile(
+    r"(?i)(\b(?:token|ticket)=|\bbearer\s+|idempotency-key['\"]?\s*[:=,]\s*\(?b?['\"]?)"
+    r"[^\s&'\"#,)]+"
+)
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """``text`` with every token, ticket and Idempotency-Key it quotes replaced."""
+    return _SECRETS.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def _redact(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = redact(value)
+    return event
+
+
 def _dumps(event: EventDict, **_: Any) -> str:
     return orjson.dumps(event, default=str).decode()
 
@@ -109,6 +132,8 @@ def formatter(log_format: str) -> logging.Formatter:
         ],
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            _redact,
             *_renderer(log_format),
         ],
     )
@@ -138,6 +163,9 @@ def configure(settings: Settings) -> None:
         logger.handlers = []
         logger.propagate = True
     logging.getLogger("uvicorn.error").addFilter(_without_handshakes)
+    # aiosqlite's DEBUG lines quote each statement's parameters (an Idempotency-Key, a token's
+    # hash): never below INFO.
+    logging.getLogger("aiosqlite").setLevel(max(level, logging.INFO))
     logging.getLogger("uvicorn.access").disabled = True
 
 

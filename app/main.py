@@ -6,7 +6,8 @@ process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> s
 says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
 ``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
 which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
-checks of ``/readyz``) — WebSocket routes reach them through ``app.state``
+checks of ``/readyz``) and ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
+— WebSocket routes reach them through ``app.state``
 (``websocket.app.state.service``).
 """
 
@@ -20,13 +21,14 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 
 from app.api import errors
 from app.api.access import AccessMiddleware
 from app.api.ratelimit import RateLimitMiddleware
 from app.api.request_body import BodyLimit
-from app.api.routes import health, live, moves, players, ratings, tables, web
+from app.api.routes import health, live, moves, players, ratings, tables, tickets, web
 from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
@@ -34,6 +36,8 @@ from app.service.bus import RedisBus
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
+from app.service.tickets import Tickets
+from app.service.tokens import Tokens
 from app.settings import Settings
 from app.store import Database, run_migrations
 
@@ -114,7 +118,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.hub = hub
         app.state.bus = hub
         app.state.rate_limits = rate_limits
-        service = TableService(db, hub, rate_limits, settings.public_url)
+        ticket_store = app.state.tickets = Tickets(
+            settings.ws_ticket_seconds, settings.redis_url, settings.redis_prefix
+        )
+        lifetime = settings.token_lifetime_days
+        tokens = Tokens(
+            db,
+            hub,
+            cache_seconds=settings.token_cache_seconds,
+            lifetime=timedelta(days=lifetime) if lifetime > 0 else None,
+        )
+        service = TableService(db, hub, rate_limits, settings.public_url, tokens)
         readiness = app.state.readiness = health.Readiness()
         readiness.add("database", database_check(db))
         if settings.redis_url is not None:
@@ -152,6 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
             await hub.stop()
+            await ticket_store.close()
             await rate_limits.close()
             await asyncio.to_thread(bot_pool.close)
             await db.close()
@@ -169,9 +184,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     # Outermost last: every request, refused or not, gets its id, its metrics and its line.
     app.add_middleware(RateLimitMiddleware)
+    # Inside the access log (a preflight gets its line) and outside the rate limits.
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.origins(),
+        allow_methods=["GET", "POST", "PUT", "DELETE"],
+        allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
+        expose_headers=["X-Request-ID", "Idempotency-Replayed", "Retry-After"],
+        max_age=600,
+    )
     app.add_middleware(AccessMiddleware)
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    for module in (moves, players, tables, live, health, ratings):
+    for module in (moves, players, tables, live, tickets, health, ratings):
         app.include_router(module.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

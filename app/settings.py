@@ -75,3 +75,20 @@ class Settings(BaseSettings):
     # Logs: ``text`` for a person at a terminal, ``json`` (one object a line) for a collector.
     log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
+    # Bearer tokens: a token issued from now on expires this many days after it is issued (0:
+    # never); a process trusts a token it resolved for at most ``token_cache_seconds`` (the
+    # longest a revoked token still works on a process that missed the revocation on the bus).
+    token_lifetime_days: float = 0.0
+    token_cache_seconds: float = 30.0
+    # A socket ticket (``POST /v1/ws-tickets``) opens one WebSocket within this many seconds.
+    ws_ticket_seconds: float = 30.0
+    # Origins (``scheme://host[:port]``, comma-separated) whose pages may call the API from a
+    # browser (CORS) and open its WebSockets; the server's own ``public_url`` always may. A
+    # socket without an ``Origin`` header (not a browser) is not checked.
+    allowed_origins: str = ""
+
+    def origins(self) -> list[str]:
+        """The allowed origins: ``public_url``'s own, then ``allowed_origins``."""
+        own = self.public_url.rstrip("/")
+        extra = [o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip()]
+        return list(dict.fromkeys([own, *extra]))

@@ -73,7 +73,9 @@ class Recorder:
 
 
 def _body(r: httpx.Response) -> Any:
-    """A JSON body, or an NDJSON one as the list of its lines' values."""
+    """A JSON body, or an NDJSON one as the list of its lines' values (None: no body)."""
+    if not r.content:
+        return None
     if r.headers.get("content-type", "").startswith("application/x-ndjson"):
         return [json.loads(line) for line in r.text.splitlines() if line]
     return r.json()
@@ -190,6 +192,12 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call("GET", "/v1/players/me/matches", ada)
         await rec.call("GET", "/v1/matches/{match_id}/record", match_id=f"{rated}-1")
         await rec.call("GET", "/v1/players/me/matches/export", bo)
+        await rec.call("POST", "/v1/ws-tickets", bo)
+        laptop = (await rec.call("POST", "/v1/players/me/tokens", bo, {"label": "laptop"})).json()
+        await rec.call("GET", "/v1/players/me/tokens", bo)
+        on_laptop = Player(bo.id, bo.name, laptop["token"])
+        rotated = (await rec.call("POST", "/v1/players/me/tokens/rotate", on_laptop)).json()
+        await rec.call("DELETE", "/v1/players/me/tokens/{token_id}", bo, token_id=rotated["id"])
         await rec.call("GET", "/v1/leaderboards/{category}", category="standard")
         await rec.call("GET", "/v1/players/{player_id}", player_id=ada.id)
         await rec.call("GET", "/healthz")

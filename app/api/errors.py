@@ -3,10 +3,10 @@
 =====================  ======  =========================================================
 error                  status  codes
 =====================  ======  =========================================================
-UnauthenticatedError   401     unauthorized
-ForbiddenError         403     not_seated, not_creator
+UnauthenticatedError   401     unauthorized, token_expired (invalid_ticket: sockets only)
+ForbiddenError         403     not_seated, not_creator (origin_not_allowed: sockets only)
 NotFoundError          404     table_not_found, invite_not_found, hand_not_found,
-                               not_found (unknown route)
+                               token_not_found, not_found (unknown route)
 ConflictError          409     stale_version, table_full, already_seated, match_not_started,
                                match_already_started, waiting_for_opponent,
                                match_not_finished, hand_not_finished, idempotency_key_reused,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -93,6 +94,59 @@ class PlayerCreated(PlayerOut):
     model_config = _example({"id": PLAYER_ID, "name": "Ada", "token": "kX3...q9w"})
 
     token: str = Field(description="Bearer token for every other call; shown only once.")
+
+
+TOKEN_EXAMPLE = {
+    "id": "0d1c2b3a495867768594a3b2c1d0e0f1",
+    "label": "laptop",
+    "created_at": "2026-11-30T12:00:00Z",
+    "last_used_at": "2026-11-30T12:05:00Z",
+    "expires_at": None,
+}
+
+
+class TokenCreate(Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"label": "laptop"}]})
+
+    label: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=40,
+        description="Your own name for the token (where it is used); no control characters.",
+        json_schema_extra={"pattern": NAME_PATTERN},
+    )
+
+    @field_validator("label")
+    @classmethod
+    def _printable_label(cls, value: str | None) -> str | None:
+        return None if value is None else _printable(value)
+
+
+class TokenOut(BaseModel):
+    """One of your tokens; its secret is never shown again after it is issued."""
+
+    model_config = _example(TOKEN_EXAMPLE)
+
+    id: str
+    label: str | None
+    created_at: datetime
+    last_used_at: datetime | None = Field(
+        description="When a server process last resolved it (to within token_cache_seconds)."
+    )
+    expires_at: datetime | None
+
+
+class TokenCreated(TokenOut):
+    model_config = _example({**TOKEN_EXAMPLE, "last_used_at": None, "token": "kX3...q9w"})
+
+    token: str = Field(description="The new bearer token; shown only once.")
+
+
+class TicketOut(BaseModel):
+    model_config = _example({"ticket": "Qm9i...x2", "expires_in": 30.0})
+
+    ticket: str = Field(description="Opens one WebSocket as you: `?ticket=`; single use.")
+    expires_in: float = Field(description="Seconds it stays valid if unused.")
 
 
 class SideScores(BaseModel):

@@ -10,6 +10,10 @@ Pub/sub is fire-and-forget, and PostgreSQL already keeps the numbered log, so no
 tries to be reliable: a listener that sees a seq jump, or a change of ``epoch``, or a degraded
 ``health()``, reads the log (``TableService.log_since``) — see ``app.api.routes.live``.
 
+Revoked tokens go on a second channel, ``{redis_prefix}:revoke`` (a JSON list of token hashes):
+each process's token cache evicts them (``app.service.tokens``); a revocation lost while Redis
+is down is covered by the cache's short lifetime.
+
 Redis down: commits still apply and still reach this process's listeners; messages for the
 others are dropped (counted); ``health()`` names the problem, and listeners poll the log every
 ``hub.POLL_INTERVAL`` s. The listener task reconnects every ``retry`` s; once subscribed again
@@ -90,6 +94,8 @@ class RedisBus(Hub):
     def __init__(self, url: str, prefix: str, *, retry: float = 0.5) -> None:
         super().__init__()
         self.channel = f"{prefix}:bus"
+        # Revoked tokens' hashes (a JSON list), for every process's token cache.
+        self.revocations = f"{prefix}:revoke"
         self.origin = uuid.uuid4().hex
         self.retry = retry
         # No retries inside redis-py: a failure surfaces here at once, so the bus says it is
@@ -101,6 +107,7 @@ class RedisBus(Hub):
             retry=Retry(NoBackoff(), 0),
         )
         self._outbox: deque[bytes] = deque()
+        self._revoking: deque[bytes] = deque()
         self._pending = asyncio.Event()
         self._problem: str | None = "redis: not connected yet"
         self._outage = False  # an outage was logged and counted, and has not ended yet
@@ -138,6 +145,11 @@ class RedisBus(Hub):
         self._outbox.append(encode(self.origin, events, notes))
         self._pending.set()
 
+    def revoke(self, token_hashes: list[str]) -> None:
+        super().revoke(token_hashes)
+        self._revoking.append(orjson.dumps(token_hashes))
+        self._pending.set()
+
     def _down(self, reason: str) -> None:
         if not self._outage:
             self._outage = True
@@ -159,7 +171,7 @@ class RedisBus(Hub):
         while True:
             pubsub = self._redis.pubsub()
             try:
-                await pubsub.subscribe(self.channel)
+                await pubsub.subscribe(self.channel, self.revocations)
                 await self._receive(pubsub)
             except (RedisError, OSError) as exc:
                 self._down(f"redis: {type(exc).__name__}: {exc}")
@@ -182,7 +194,11 @@ class RedisBus(Hub):
             waiting_pong = False
             kind = message["type"]
             if kind == "subscribe":
-                self._up()
+                if message["channel"].decode() == self.channel:
+                    self._up()
+            elif kind == "message" and message["channel"].decode() == self.revocations:
+                # Its own too: harmless, the hashes are gone from its cache already.
+                Hub.revoke(self, orjson.loads(message["data"]))
             elif kind == "message":
                 origin, sent, events, notes = decode(message["data"])
                 if origin != self.origin:
@@ -200,11 +216,15 @@ class RedisBus(Hub):
             self._pending.clear()
             batch = list(self._outbox)
             self._outbox.clear()
+            revoked = list(self._revoking)
+            self._revoking.clear()
             if self._problem is not None:
                 BUS_DROPPED.inc(len(batch))
                 continue
             try:
                 async with self._redis.pipeline(transaction=False) as pipe:
+                    for raw in revoked:
+                        pipe.publish(self.revocations, raw)
                     for raw in batch:
                         pipe.publish(self.channel, raw)
                     await pipe.execute()

@@ -22,8 +22,10 @@ subscriptions: ``deliver(events, notes)`` (what the pipeline calls after each co
 ``start()`` / ``stop()``, ``health() -> str | None`` (None: live; else why events from other
 processes may be late, and listeners should read the log every ``POLL_INTERVAL`` s) and
 ``epoch`` (bumped each time the bus (re)connects: a listener that saw another epoch reads the
-log once, since messages may have been lost meanwhile) and ``on_remote(callback)`` (called with
-the table id of each commit another process made: the pipeline's table cache drops it).
+log once, since messages may have been lost meanwhile), ``on_remote(callback)`` (called with
+the table id of each commit another process made: the pipeline's table cache drops it), and
+``revoke(token_hashes)`` / ``on_revoke(callback)`` (a revoked token leaves every process's token
+cache: ``app.service.tokens``).
 """
 
 from __future__ import annotations
@@ -133,11 +135,22 @@ class Hub:
         self.epoch = 0
         # Called with the table id of each commit another process made (see ``on_remote``).
         self._remote: list[Callable[[str], object]] = []
+        # Called with the hashes of revoked tokens, from any process (see ``on_revoke``).
+        self._revoked: list[Callable[[list[str]], object]] = []
 
     def on_remote(self, callback: Callable[[str], object]) -> None:
         """Call ``callback(table_id)`` for each commit of another process (a cache of that
         table here is stale). In process: never."""
         self._remote.append(callback)
+
+    def on_revoke(self, callback: Callable[[list[str]], object]) -> None:
+        """Call ``callback(token_hashes)`` for each revocation made by any process."""
+        self._revoked.append(callback)
+
+    def revoke(self, token_hashes: list[str]) -> None:
+        """Tell every process's token cache that these tokens are revoked."""
+        for callback in self._revoked:
+            callback(token_hashes)
 
     async def start(self) -> None:
         """Nothing to connect in process."""

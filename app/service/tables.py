@@ -29,15 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import secrets
 import time
 import uuid
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
@@ -53,19 +51,16 @@ from app.service.errors import (
     ConflictError,
     NotFoundError,
     ServiceError,
-    UnauthenticatedError,
 )
 from app.service.hub import Hub, Notification
+from app.service.lru import LRU
 from app.service.rate_limits import RateLimits
+from app.service.tokens import Tokens
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
 from app.store.repo import Change, Committed, Loaded, SeatInfo, StoredEvent
 
-K = TypeVar("K")
-V = TypeVar("V")
-
-# In-process caches: resolved tokens, and the latest state of recently played tables.
-ACTOR_CACHE = 65536
+# In-process cache: the latest state of recently played tables.
 TABLE_CACHE = 4096
 
 
@@ -105,47 +100,24 @@ def _remember(
         )
 
 
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-class LRU(Generic[K, V]):
-    """A mapping of at most ``size`` entries that forgets the least recently used first."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
-
-    def put(self, key: K, value: V) -> None:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
-
-    def pop(self, key: K) -> None:
-        self._items.pop(key, None)
-
-
 class TableService:
     """Players, tables and the command pipeline over one Database and one Hub."""
 
     def __init__(
-        self, db: Database, hub: Hub, rate_limits: RateLimits, public_url: str = ""
+        self,
+        db: Database,
+        hub: Hub,
+        rate_limits: RateLimits,
+        public_url: str = "",
+        tokens: Tokens | None = None,
     ) -> None:
         self.db = db
         self.hub = hub
         self.rate_limits = rate_limits
         self.public_url = public_url.rstrip("/")
+        # Bearer tokens, with their cache that revocations evict (``app.service.tokens``).
+        self.tokens = tokens or Tokens(db, hub)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        # Token hash -> player. Tokens are never reissued and names never change, so an entry
-        # stays right; a revocation, once there is one, must evict here.
-        self._actors: LRU[str, Actor] = LRU(ACTOR_CACHE)
         # Table id -> the table as this process last committed or loaded it (see ``_decide``).
         self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
         # Another process moved a table on: load it afresh rather than fail a commit on it.
@@ -155,27 +127,17 @@ class TableService:
 
     async def create_player(self, name: str) -> tuple[Actor, str]:
         """A new anonymous player and their bearer token (only its hash is stored)."""
-        token = secrets.token_urlsafe(32)
         actor = Actor(uuid.uuid4().hex, name)
         async with self.db.write() as session:
-            await repo.add_player(session, actor.player_id, name, hash_token(token))
-        return actor, token
+            await repo.add_player(session, actor.player_id, name)
+            await session.flush()  # the token's row refers to the player's
+            issued = await self.tokens.add(session, actor.player_id)
+        return actor, issued.secret
 
     async def authenticate(self, token: str | None) -> Actor:
-        """The player holding ``token``; UnauthenticatedError when missing or unknown."""
-        if not token:
-            raise UnauthenticatedError("unauthorized", "a bearer token is required")
-        digest = hash_token(token)
-        actor = self._actors.get(digest)
-        if actor is not None:
-            return actor
-        async with self.db.read() as session:
-            player = await repo.player_by_token_hash(session, digest)
-        if player is None:
-            raise UnauthenticatedError("unauthorized", "unknown or revoked token")
-        actor = Actor(player.id, player.name)
-        self._actors.put(digest, actor)
-        return actor
+        """The player holding ``token``; UnauthenticatedError when missing, unknown, revoked or
+        expired (``app.service.tokens``)."""
+        return await self.tokens.authenticate(token)
 
     async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
         """The actor's finished matches, newest first, from their side of the table."""

@@ -39,14 +39,31 @@ class Base(DeclarativeBase):
 
 
 class Player(Base):
-    """An anonymous player; only the SHA-256 of their bearer token is kept."""
+    """An anonymous player; their bearer tokens are ``Token`` rows."""
 
     __tablename__ = "players"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime]
+
+
+class Token(Base):
+    """One bearer token of a player (migration 0005): only its SHA-256 is kept.
+
+    Revoking deletes the row. ``last_used_at`` is refreshed when a process resolves the token
+    afresh (at most once per ``token_cache_seconds`` per process), not on every request.
+    """
+
+    __tablename__ = "tokens"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str | None] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+    last_used_at: Mapped[datetime | None]
+    expires_at: Mapped[datetime | None]
 
 
 class Table(Base):

@@ -111,16 +111,10 @@ class Committed:
         return self.stored[-1].seq
 
 
-async def add_player(session: AsyncSession, player_id: str, name: str, token_hash: str) -> Player:
-    player = Player(id=player_id, name=name, token_hash=token_hash, created_at=utcnow())
+async def add_player(session: AsyncSession, player_id: str, name: str) -> Player:
+    player = Player(id=player_id, name=name, created_at=utcnow())
     session.add(player)
     return player
-
-
-async def player_by_token_hash(session: AsyncSession, token_hash: str) -> Player | None:
-    return (
-        await session.execute(select(Player).where(Player.token_hash == token_hash))
-    ).scalar_one_or_none()
 
 
 def _storable(key: str) -> bool:

@@ -10,6 +10,7 @@ import type {
   PlayerOut,
   TableCreate,
   TableOut,
+  TicketOut,
 } from "./types";
 
 const KEY = "ginrummy.player";
@@ -61,6 +62,14 @@ async function call<T>(method: string, path: string, body?: unknown, auth = true
     throw new ApiError(response.status, err.code ?? "http_" + response.status, err.message ?? text);
   }
   return data as T;
+}
+
+/** A single-use ticket that opens one socket as the stored player (null without one): the
+ * socket's URL then carries no long-lived secret. */
+export async function socketTicket(): Promise<string | null> {
+  if (!me()) return null;
+  const created = await call<TicketOut>("POST", "/v1/ws-tickets");
+  return created.ticket;
 }
 
 /** A player with this name: the stored one, or a new one (names never change on the server). */

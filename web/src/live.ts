@@ -1,6 +1,6 @@
 // A table's live state: the view (server-sent, never computed here), the log it has seen, and
 // its WebSocket, which resumes with `since` after a drop so no event is missed.
-import { api, ApiError, me, wsUrl } from "./api";
+import { api, ApiError, socketTicket, wsUrl } from "./api";
 import type { EventMessage, ViewMessage } from "./generated/ws";
 import type { CommandOut, GameEvent, ServerMessage, TableOut } from "./types";
 
@@ -37,7 +37,7 @@ export class TableLive {
   }
 
   start(): void {
-    this.connect();
+    void this.connect();
     // The view over HTTP at the same time: whichever answers first is drawn first.
     void this.refresh();
   }
@@ -48,10 +48,16 @@ export class TableLive {
     this.socket?.close();
   }
 
-  private connect(): void {
-    const player = me();
+  private async connect(): Promise<void> {
     const query = new URLSearchParams();
-    if (player) query.set("token", player.token);
+    try {
+      const ticket = await socketTicket();
+      if (ticket) query.set("ticket", ticket);
+    } catch {
+      this.reconnectLater();
+      return;
+    }
+    if (this.closed) return;
     if (this.wsSeq !== null) query.set("since", String(this.wsSeq));
     const socket = new WebSocket(wsUrl(`/v1/tables/${this.tableId}/ws?${query}`));
     this.socket = socket;
@@ -69,11 +75,15 @@ export class TableLive {
         this.emit();
         return;
       }
-      this.connection = "offline";
-      this.emit();
-      const delay = Math.min(5000, 300 * 2 ** this.retry++);
-      this.timer = window.setTimeout(() => this.connect(), delay);
+      this.reconnectLater();
     };
+  }
+
+  private reconnectLater(): void {
+    this.connection = "offline";
+    this.emit();
+    const delay = Math.min(5000, 300 * 2 ** this.retry++);
+    this.timer = window.setTimeout(() => void this.connect(), delay);
   }
 
   private receive(message: ServerMessage): void {

@@ -1,12 +1,13 @@
 // `your_turn` from the player's socket (all their tables): a browser notification and the tab
 // title while the tab is in the background.
-import { me, wsUrl } from "./api";
+import { ApiError, me, socketTicket, wsUrl } from "./api";
 import { t } from "./i18n";
 import { beep } from "./prefs";
 
 const TITLE = "Gin Rummy";
 let socket: WebSocket | null = null;
 let listening: string | null = null;
+let opening = false; // a ticket is being fetched for ``listening``
 let retry = 0;
 
 export function askPermission(): void {
@@ -36,13 +37,31 @@ document.addEventListener("visibilitychange", () => {
 /** Listen on /v1/players/me/ws while a player is known; reconnects on its own. */
 export function listen(): void {
   const player = me();
-  if (!player || (socket && listening === player.token)) return;
+  if (!player || ((socket || opening) && listening === player.token)) return;
   if (socket) {
     socket.onclose = null; // a new player in this browser: listen for that one instead
     socket.close();
   }
   listening = player.token;
-  const ws = new WebSocket(wsUrl(`/v1/players/me/ws?token=${encodeURIComponent(player.token)}`));
+  void open(player.token);
+}
+
+async function open(token: string): Promise<void> {
+  let ticket: string | null = null;
+  opening = true;
+  try {
+    ticket = await socketTicket();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return; // a revoked token: stay quiet
+  } finally {
+    opening = false;
+  }
+  if (listening !== token) return; // another player meanwhile
+  if (!ticket) {
+    window.setTimeout(listen, Math.min(10000, 500 * 2 ** retry++));
+    return;
+  }
+  const ws = new WebSocket(wsUrl(`/v1/players/me/ws?ticket=${encodeURIComponent(ticket)}`));
   socket = ws;
   ws.onopen = () => (retry = 0);
   ws.onmessage = (message) => {

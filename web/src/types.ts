@@ -12,6 +12,7 @@ export type CommandOut = Omit<S["CommandOut"], "table" | "events"> & {
 };
 export type PlayerCreated = S["PlayerCreated"];
 export type PlayerOut = S["PlayerOut"];
+export type TicketOut = S["TicketOut"];
 export type MatchRecord = S["MatchRecordOut"];
 export type HandOut = S["HandOut"];
 export type ErrorOut = S["ErrorOut"];

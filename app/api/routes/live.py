@@ -1,12 +1,16 @@
 """WebSockets: a table's live stream, and a player's notifications across all their tables.
 
-``/v1/tables/{table_id}/ws[?since=N][&token=T]``
+``/v1/tables/{table_id}/ws[?since=N][&ticket=K | &token=T]``
 
-- Auth: the player's token as ``?token=`` (browsers cannot set headers on the upgrade) or an
-  ``Authorization: Bearer`` header. A seated player gets their seat's view and events; anyone
-  else (no token, or not seated) is a spectator, exactly as ``GET /v1/tables/{id}``. A bad
-  token: an ``error`` message (``unauthorized``), then close code 4401; an unknown table:
-  ``error`` (``table_not_found``), then 4404.
+- Auth: a socket ticket as ``?ticket=`` (``POST /v1/ws-tickets``: single use, short-lived; what
+  browsers should use, since they cannot set headers on the upgrade), the player's token as
+  ``?token=`` (kept for existing clients; never logged) or an ``Authorization: Bearer`` header.
+  A used, expired or unknown ticket: an ``error`` (``invalid_ticket``), then close code 4401.
+  A browser page from an origin not allowed (``allowed_origins``): ``origin_not_allowed``, 4403.
+  A seated player gets their seat's view and events; anyone else (no token, or not seated) is
+  a spectator, exactly as ``GET /v1/tables/{id}``. A bad token: an ``error`` message
+  (``unauthorized``), then close code 4401; an unknown table: ``error`` (``table_not_found``),
+  then 4404.
 - On connect without ``since``: a ``view`` (the full redacted table with its ``seq`` and
   ``version``). With ``since=N``: exactly the events N+1.. from the log, then live ones; when N
   cannot be resumed (more than ``ws_resume_limit`` events behind, from before the current match
@@ -32,9 +36,10 @@
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
   your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
 
-``/v1/players/me/ws[?token=T]``: token required (4401 otherwise); forwards the player's
-notifications across all their tables (``your_turn``, ``opponent_joined``, ``match_finished``)
-and heartbeats, so a player who is away learns when to come back.
+``/v1/players/me/ws[?ticket=K | ?token=T]``: a ticket or token required (4401 otherwise);
+forwards the player's notifications across all their tables (``your_turn``,
+``opponent_joined``, ``match_finished``) and heartbeats, so a player who is away learns when to
+come back.
 
 Every message's shape is a model in ``app/api/messages.py``.
 """
@@ -61,6 +66,7 @@ from app.engine import Action, Event, RuleError
 from app.logs import annotate
 from app.service.commands import Actor, Play
 from app.service.errors import (
+    ForbiddenError,
     InvalidError,
     NotFoundError,
     RateLimitedError,
@@ -70,6 +76,7 @@ from app.service.errors import (
 from app.service.hub import POLL_INTERVAL, Notification, Subscription
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
+from app.service.tickets import Tickets
 from app.settings import Settings
 from app.store.repo import Loaded, StoredEvent
 
@@ -79,6 +86,7 @@ router = APIRouter(tags=["live"])
 
 CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_SLOW_CONSUMER = 4008
 CLOSE_INTERNAL = 1011
@@ -102,6 +110,7 @@ SLOW_CONSUMERS = Counter(
 # Parsed by the route itself, so a bad value is answered on the socket (not a 403 handshake).
 Since = Annotated[str | None, Query(description="the last seq you have (an integer >= 0)")]
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
+Ticket = Annotated[str | None, Query(description="a ticket from POST /v1/ws-tickets (single use)")]
 
 
 def visible(event: Event, seat: int | None) -> bool:
@@ -120,8 +129,22 @@ def _error(exc: ServiceError | RuleError, message_id: str | None = None) -> dict
     return {"type": "error", "id": message_id, "code": exc.code, "message": exc.message}
 
 
-def _token(websocket: WebSocket, token: str | None) -> str | None:
-    return token or bearer_token(websocket.headers)
+async def _caller(websocket: WebSocket, token: str | None, ticket: str | None) -> Actor | None:
+    """Who opens the socket: by ticket, token or Bearer header; None for none of them.
+
+    A browser's page from an origin not in ``Settings.origins()`` is refused first
+    (``origin_not_allowed``, 4403); a client that sends no ``Origin`` is not a browser.
+    """
+    origin = websocket.headers.get("origin")
+    settings: Settings = websocket.app.state.settings
+    if origin is not None and origin.rstrip("/") not in settings.origins():
+        raise ForbiddenError("origin_not_allowed", "this origin may not open sockets here")
+    if ticket is not None:
+        tickets: Tickets = websocket.app.state.tickets
+        return await tickets.redeem(ticket)
+    raw = token or bearer_token(websocket.headers)
+    service: TableService = websocket.app.state.service
+    return None if raw is None else await service.authenticate(raw)
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -422,22 +445,28 @@ async def _notes(
 
 @router.websocket("/v1/tables/{table_id}/ws")
 async def table_ws(
-    websocket: WebSocket, table_id: str, since: Since = None, token: Token = None
+    websocket: WebSocket,
+    table_id: str,
+    since: Since = None,
+    token: Token = None,
+    ticket: Ticket = None,
 ) -> None:
-    """A table's live stream for a seat (with its token) or a spectator (without)."""
+    """A table's live stream for a seat (with its ticket or token) or a spectator (without)."""
     service: TableService = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
     socket = Socket(websocket, settings.ws_send_queue)
-    raw = _token(websocket, token)
     try:
         resume = _since(since)
-        actor = None if raw is None else await service.authenticate(raw)
+        actor = await _caller(websocket, token, ticket)
         await service.load(table_id)
     except InvalidError as exc:
         await socket.refuse(CLOSE_BAD_REQUEST, exc)
         return
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
+        return
+    except ForbiddenError as exc:
+        await socket.refuse(CLOSE_FORBIDDEN, exc)
         return
     except NotFoundError as exc:
         await socket.refuse(CLOSE_NOT_FOUND, exc)
@@ -457,15 +486,20 @@ def _since(raw: str | None) -> int | None:
 
 
 @router.websocket("/v1/players/me/ws")
-async def player_ws(websocket: WebSocket, token: Token = None) -> None:
+async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = None) -> None:
     """The player's notifications across all their tables."""
     service: TableService = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
     socket = Socket(websocket, settings.ws_send_queue)
     try:
-        actor = await service.authenticate(_token(websocket, token))
+        actor = await _caller(websocket, token, ticket)
+        if actor is None:
+            raise UnauthenticatedError("unauthorized", "a ticket or bearer token is required")
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
+        return
+    except ForbiddenError as exc:
+        await socket.refuse(CLOSE_FORBIDDEN, exc)
         return
     await websocket.accept()
     socket.ready.set()

@@ -205,6 +205,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My Tokens
+         * @description Your tokens, oldest first: id, label, when issued, last used and expiring; no secret.
+         */
+        get: operations["my_tokens_v1_players_me_tokens_get"];
+        put?: never;
+        /**
+         * Issue Token
+         * @description Another token for you (for another device); the one you used stays valid.
+         */
+        post: operations["issue_token_v1_players_me_tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/tokens/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate Token
+         * @description A new token in place of the one this request carries, which is revoked at once; your
+         *     tables, seats, ratings and history stay yours.
+         */
+        post: operations["rotate_token_v1_players_me_tokens_rotate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Token
+         * @description Revoke one of your tokens (the one in use too); every server process refuses it from
+         *     then on (see docs/security.md for how soon). Answers with the tokens you have left.
+         */
+        delete: operations["revoke_token_v1_players_me_tokens__token_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/{player_id}": {
         parameters: {
             query?: never;
@@ -564,6 +630,27 @@ export interface paths {
          * @description The creator (seat 0) deals the first hand once seat 1 is taken.
          */
         post: operations["start_v1_tables__table_id__start_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ws-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Ticket
+         * @description A ticket that opens one WebSocket as you (``?ticket=``), valid for ``expires_in`` seconds:
+         *     a browser's socket URL then carries no long-lived secret.
+         */
+        post: operations["create_ticket_v1_ws_tickets_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1050,6 +1137,73 @@ export interface components {
              */
             you: number | null;
         };
+        /** TicketOut */
+        TicketOut: {
+            /**
+             * Expires In
+             * @description Seconds it stays valid if unused.
+             */
+            expires_in: number;
+            /**
+             * Ticket
+             * @description Opens one WebSocket as you: `?ticket=`; single use.
+             */
+            ticket: string;
+        };
+        /** TokenCreate */
+        TokenCreate: {
+            /**
+             * Label
+             * @description Your own name for the token (where it is used); no control characters.
+             */
+            label?: string | null;
+        };
+        /** TokenCreated */
+        TokenCreated: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Id */
+            id: string;
+            /** Label */
+            label: string | null;
+            /**
+             * Last Used At
+             * @description When a server process last resolved it (to within token_cache_seconds).
+             */
+            last_used_at: string | null;
+            /**
+             * Token
+             * @description The new bearer token; shown only once.
+             */
+            token: string;
+        };
+        /**
+         * TokenOut
+         * @description One of your tokens; its secret is never shown again after it is issued.
+         */
+        TokenOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Id */
+            id: string;
+            /** Label */
+            label: string | null;
+            /**
+             * Last Used At
+             * @description When a server process last resolved it (to within token_cache_seconds).
+             */
+            last_used_at: string | null;
+        };
         /**
          * Versioned
          * @description Optional for every move: refuse with 409 stale_version unless the table is there.
@@ -1433,6 +1587,164 @@ export interface operations {
             };
             /** @description missing or unknown bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    my_tokens_v1_players_me_tokens_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOut"][];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    issue_token_v1_players_me_tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    rotate_token_v1_players_me_tokens_rotate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    revoke_token_v1_players_me_tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOut"][];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2860,6 +3172,35 @@ export interface operations {
             };
             /** @description malformed body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    create_ticket_v1_ws_tickets_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,156 @@
+"""Bearer tokens: issue, resolve (through a short-lived in-process cache), list, rotate, revoke.
+
+A token is 32 random bytes (URL-safe base64); only its SHA-256 is stored (``app.store.tokens``).
+Resolving a token costs a database read, so each process keeps what it resolved for at most
+``cache_seconds`` (and never past the token's expiry). A revocation (``DELETE``, or the old
+token of a rotation) evicts it here at once and is broadcast on the bus (``Hub.revoke``): other
+processes evict it as soon as the message arrives (milliseconds over Redis). If that message is
+lost (Redis down), an entry still dies ``cache_seconds`` after it was resolved: that is the
+worst case for a revoked token to stop working everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.service.commands import Actor
+from app.service.errors import NotFoundError, UnauthenticatedError
+from app.service.hub import Hub
+from app.service.lru import LRU
+from app.store import Database
+from app.store import tokens as store
+from app.store.models import Token, utcnow
+
+# Resolved tokens a process keeps at most (least recently used forgotten first).
+CACHE_SIZE = 65536
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+@dataclass(frozen=True, slots=True)
+class Issued:
+    """A new token: its secret (shown once) and its row."""
+
+    secret: str
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
+class _Resolved:
+    actor: Actor
+    until: float  # time.monotonic() after which the token is resolved afresh
+
+
+class Tokens:
+    """The tokens of every player, over one Database; revocations go out on ``hub``."""
+
+    def __init__(
+        self,
+        db: Database,
+        hub: Hub,
+        *,
+        cache_seconds: float = 30.0,
+        lifetime: timedelta | None = None,
+    ) -> None:
+        self.db = db
+        self.hub = hub
+        self.cache_seconds = cache_seconds
+        self.lifetime = lifetime
+        self._cache: LRU[str, _Resolved] = LRU(CACHE_SIZE)
+        hub.on_revoke(self._evict)
+
+    def _evict(self, digests: list[str]) -> None:
+        for digest in digests:
+            self._cache.pop(digest)
+
+    def _expiry(self) -> datetime | None:
+        return None if self.lifetime is None else utcnow() + self.lifetime
+
+    async def add(self, session: AsyncSession, player_id: str, label: str | None = None) -> Issued:
+        """A new token for ``player_id`` in ``session``'s transaction."""
+        secret = new_secret()
+        token = await store.add(
+            session,
+            uuid.uuid4().hex,
+            player_id,
+            hash_token(secret),
+            label=label,
+            expires_at=self._expiry(),
+        )
+        return Issued(secret, token)
+
+    async def issue(self, player_id: str, label: str | None = None) -> Issued:
+        """A new token for ``player_id`` (their other tokens stay valid)."""
+        async with self.db.write() as session:
+            return await self.add(session, player_id, label)
+
+    async def authenticate(self, secret: str | None) -> Actor:
+        """The player holding ``secret``; UnauthenticatedError when missing, unknown, revoked
+        or expired."""
+        if not secret:
+            raise UnauthenticatedError("unauthorized", "a bearer token is required")
+        digest = hash_token(secret)
+        now = time.monotonic()
+        cached = self._cache.get(digest)
+        if cached is not None and cached.until > now:
+            return cached.actor
+        async with self.db.read() as session:
+            found = await store.by_hash(session, digest)
+        if found is None:
+            self._cache.pop(digest)
+            raise UnauthenticatedError("unauthorized", "unknown or revoked token")
+        token, player = found
+        until = now + self.cache_seconds
+        if token.expires_at is not None:
+            left = (token.expires_at - utcnow()).total_seconds()
+            if left <= 0:
+                self._cache.pop(digest)
+                raise UnauthenticatedError("token_expired", "this token has expired")
+            until = min(until, now + left)
+        async with self.db.write() as session:
+            await store.used(session, token.id, utcnow())
+        actor = Actor(player.id, player.name)
+        self._cache.put(digest, _Resolved(actor, until))
+        return actor
+
+    async def list(self, actor: Actor) -> list[Token]:
+        async with self.db.read() as session:
+            return await store.of_player(session, actor.player_id)
+
+    async def rotate(self, secret: str | None) -> Issued:
+        """A new token in place of ``secret`` (same label), which is revoked."""
+        actor = await self.authenticate(secret)
+        assert secret is not None
+        digest = hash_token(secret)
+        async with self.db.write() as session:
+            found = await store.by_hash(session, digest)
+            if found is None:  # revoked meanwhile
+                raise UnauthenticatedError("unauthorized", "unknown or revoked token")
+            old = found[0]
+            await store.remove(session, actor.player_id, old.id)
+            issued = await self.add(session, actor.player_id, old.label)
+        self._evict([digest])
+        self.hub.revoke([digest])
+        return issued
+
+    async def revoke(self, actor: Actor, token_id: str) -> None:
+        """Revoke the actor's token ``token_id`` (404 ``token_not_found`` when not theirs)."""
+        async with self.db.write() as session:
+            digest = await store.remove(session, actor.player_id, token_id)
+        if digest is None:
+            raise NotFoundError("token_not_found", "you have no such token")
+        self._evict([digest])
+        self.hub.revoke([digest])

@@ -1,0 +1,69 @@
+"""A player's bearer tokens: only each token's SHA-256 is stored (``models.Token``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.store.models import Player, Token, utcnow
+
+
+async def add(
+    session: AsyncSession,
+    token_id: str,
+    player_id: str,
+    token_hash: str,
+    *,
+    label: str | None = None,
+    expires_at: datetime | None = None,
+) -> Token:
+    token = Token(
+        id=token_id,
+        player_id=player_id,
+        token_hash=token_hash,
+        label=label,
+        created_at=utcnow(),
+        expires_at=expires_at,
+    )
+    session.add(token)
+    return token
+
+
+async def by_hash(session: AsyncSession, token_hash: str) -> tuple[Token, Player] | None:
+    """The token with this hash and its player (expired or not: the caller decides)."""
+    row = (
+        await session.execute(
+            select(Token, Player)
+            .join(Player, Player.id == Token.player_id)
+            .where(Token.token_hash == token_hash)
+        )
+    ).first()
+    return None if row is None else (row[0], row[1])
+
+
+async def of_player(session: AsyncSession, player_id: str) -> list[Token]:
+    """The player's tokens, oldest first."""
+    rows = await session.execute(
+        select(Token).where(Token.player_id == player_id).order_by(Token.created_at, Token.id)
+    )
+    return list(rows.scalars())
+
+
+async def used(session: AsyncSession, token_id: str, when: datetime) -> None:
+    await session.execute(update(Token).where(Token.id == token_id).values(last_used_at=when))
+
+
+async def remove(session: AsyncSession, player_id: str, token_id: str) -> str | None:
+    """Delete the player's token ``token_id``; its hash, or None when they have no such token."""
+    if len(token_id) > 32 or "\x00" in token_id:
+        return None
+    row = (
+        await session.execute(
+            delete(Token)
+            .where(Token.id == token_id, Token.player_id == player_id)
+            .returning(Token.token_hash)
+        )
+    ).first()
+    return None if row is None else str(row[0])

@@ -1,0 +1,71 @@
+"""A rotated or revoked token is refused by another server process: over the Redis bus at once,
+and without Redis once ``token_cache_seconds`` has passed."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+from tests.api.conftest import pg_database
+from tests.api.processes import processes
+
+
+def _me(url: str, token: str) -> int:
+    r = httpx.get(f"{url}/v1/players/me", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    return r.status_code
+
+
+def _refused_within(url: str, token: str, seconds: float) -> float:
+    """Poll until ``url`` refuses ``token``; the time it took (fails after ``seconds``)."""
+    started = time.monotonic()
+    while _me(url, token) != 401:
+        assert time.monotonic() - started < seconds, f"{url} still accepts a revoked token"
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def _rotate_and_revoke(a: str, b: str, seconds: float) -> None:
+    token = httpx.post(f"{a}/v1/players", json={"name": "Ada"}, timeout=30).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    assert _me(b, token) == 200  # now in b's token cache
+    r = httpx.post(f"{a}/v1/players/me/tokens/rotate", headers=auth, timeout=30)
+    assert r.status_code == 201, r.text
+    rotated = r.json()["token"]
+    _refused_within(b, token, seconds)
+    assert _me(b, rotated) == 200
+
+    rauth = {"Authorization": f"Bearer {rotated}"}
+    r = httpx.post(f"{a}/v1/players/me/tokens", json={"label": "x"}, headers=rauth, timeout=30)
+    other = r.json()
+    assert _me(b, other["token"]) == 200
+    r = httpx.delete(f"{a}/v1/players/me/tokens/{other['id']}", headers=rauth, timeout=30)
+    assert r.status_code == 200, r.text
+    _refused_within(b, other["token"], seconds)
+    assert _me(b, rotated) == 200
+
+
+def test_the_bus_carries_revocations_to_another_process(tmp_path: Path) -> None:
+    # The cache would keep a token for ten minutes: only the bus can explain a quick refusal.
+    with (
+        pg_database("ginrummy_tokens") as url,
+        processes(
+            tmp_path,
+            2,
+            DATABASE_URL=url,
+            REDIS_URL="redis://127.0.0.1:6379/0",
+            REDIS_PREFIX=f"test-{uuid.uuid4().hex}",
+            TOKEN_CACHE_SECONDS="600",
+        ) as (a, b),
+    ):
+        _rotate_and_revoke(a.url, b.url, seconds=10)
+
+
+def test_without_redis_the_cache_lifetime_bounds_a_revocation(tmp_path: Path) -> None:
+    with (
+        pg_database("ginrummy_tokens") as url,
+        processes(tmp_path, 2, DATABASE_URL=url, TOKEN_CACHE_SECONDS="2") as (a, b),
+    ):
+        _rotate_and_revoke(a.url, b.url, seconds=20)
