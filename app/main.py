@@ -26,6 +26,7 @@ from fastapi_offline import FastAPIOffline
 
 from app.api import errors
 from app.api.access import AccessMiddleware
+from app.api.frames import Frames
 from app.api.ratelimit import RateLimitMiddleware
 from app.api.request_body import BodyLimit
 from app.api.routes import health, live, moves, players, ratings, tables, tickets, web
@@ -180,6 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.frames = Frames()  # table messages rendered once per audience (app/api/frames.py)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
     # Outermost last: every request, refused or not, gets its id, its metrics and its line.

@@ -70,6 +70,8 @@ def start_server(database_url: str, **overrides: object) -> Server:
         log_level="warning",
         lifespan="on",
         ws_max_size=settings.ws_max_message_bytes,
+        ws_ping_interval=settings.ws_ping_interval,
+        ws_ping_timeout=settings.ws_ping_timeout,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -21,8 +21,9 @@ from prometheus_client import REGISTRY
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from app.api.frames import frame
 from app.api.messages import SERVER_MESSAGES
-from app.api.routes.live import SEND_GRACE, frame
+from app.api.routes.live import SEND_GRACE
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, repo
@@ -266,6 +267,46 @@ def test_an_event_with_nothing_for_the_recipient_is_a_skip() -> None:
     assert frame(secret, None) == {"type": "skip", "seq": 7}
     public = StoredEvent("t", 8, 1, 1, Event("discarded", {"seat": 0, "card": "AS"}))
     assert frame(public, None)["type"] == "event"
+
+
+def _rendered(kind: str) -> float:
+    """Table messages this process has rendered (``app/api/frames.py``)."""
+    value = REGISTRY.get_sample_value("ginrummy_ws_frames_rendered_total", {"kind": kind})
+    return value or 0.0
+
+
+async def test_each_audience_shares_one_frame_redacted_as_its_own_log(
+    client: httpx.AsyncClient, live: Server
+) -> None:
+    table_id, players = await seated_table(client, rules={"target": 500})
+    path = f"/v1/tables/{table_id}/ws"
+    events, views = _rendered("event"), _rendered("view")
+    async with (
+        listen(live, path, players[0]) as seat0,
+        listen(live, path, players[1]) as seat1,
+        listen(live, path) as first,
+        listen(live, path) as second,
+        listen(live, path, await new_player(client)) as third,  # signed in, not seated
+    ):
+        spectators = (first, second, third)
+        start = (await first.first("view"))["seq"]
+        view = await play(client, table_id, players, 12)
+        for rec in (seat0, seat1, *spectators):
+            await rec.reach(view["seq"])
+    # Five sockets, three audiences: each event and each view rendered at most three times.
+    assert _rendered("event") - events <= 3 * (view["seq"] - start)
+    assert _rendered("view") - views <= 3
+    sequenced = [[m for m in rec.messages if m["type"] in SEQUENCED] for rec in spectators]
+    assert sequenced[0] == sequenced[1] == sequenced[2]
+    received: dict[Recorder, list[JSON]] = {}
+    for who, rec in ((players[0], seat0), (players[1], seat1), (None, first)):
+        log = await log_of(client, table_id, who)
+        expected = [{"type": "event", "seq": e["seq"], "event": e} for e in log if e["seq"] > start]
+        for message in expected:
+            del message["event"]["seq"]
+        received[rec] = [m for m in rec.messages if m["type"] == "event"]
+        assert received[rec] == expected  # exactly the recipient's own redaction, no more
+    assert received[seat0] != received[seat1]
 
 
 # Resuming.

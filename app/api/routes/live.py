@@ -54,15 +54,15 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
-import orjson
 from fastapi import APIRouter, Query, WebSocket
 from prometheus_client import Counter
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from app.api.deps import bearer_token
+from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
-from app.engine import Action, Event, RuleError
+from app.engine import Action, RuleError
 from app.logs import annotate
 from app.service.commands import Actor, Play
 from app.service.errors import (
@@ -113,18 +113,6 @@ Token = Annotated[str | None, Query(description="the player's token (or a Bearer
 Ticket = Annotated[str | None, Query(description="a ticket from POST /v1/ws-tickets (single use)")]
 
 
-def visible(event: Event, seat: int | None) -> bool:
-    """Whether the event's redaction for ``seat`` carries anything (else it goes as a skip)."""
-    return bool(event.public) or (seat is not None and seat in event.private)
-
-
-def frame(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
-    """The ``event`` or ``skip`` message of a logged event for ``seat`` (None: spectator)."""
-    if not visible(stored.event, seat):
-        return {"type": "skip", "seq": stored.seq}
-    return {"type": "event", "seq": stored.seq, "event": stored.event.for_recipient(seat)}
-
-
 def _error(exc: ServiceError | RuleError, message_id: str | None = None) -> dict[str, Any]:
     return {"type": "error", "id": message_id, "code": exc.code, "message": exc.message}
 
@@ -147,10 +135,6 @@ async def _caller(websocket: WebSocket, token: str | None, ticket: str | None) -
     return None if raw is None else await service.authenticate(raw)
 
 
-def _text(message: dict[str, Any]) -> str:
-    return orjson.dumps(message).decode()  # clients expect text frames
-
-
 class Socket:
     """One accepted WebSocket: messages go out in order through a bounded queue (a client that
     does not keep up is closed with 4008), and a vanished client ends the session."""
@@ -168,8 +152,13 @@ class Socket:
         self._key = uuid.uuid4().hex
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Queue ``message``. With ``queue_limit`` waiting, wait up to ``SEND_GRACE`` s for
-        room (a burst, such as a catch-up, drains); still full, queue the 4008 close instead."""
+        """Queue ``message`` (see ``send_text``)."""
+        await self.send_text(text(message))
+
+    async def send_text(self, message: str) -> None:
+        """Queue an encoded message (shared by every socket of an audience: see ``Frames``).
+        With ``queue_limit`` waiting, wait up to ``SEND_GRACE`` s for room (a burst, such as a
+        catch-up, drains); still full, queue the 4008 close instead."""
         if self._closing:
             return
         if self._outbox.qsize() >= self.queue_limit:
@@ -182,19 +171,19 @@ class Socket:
                 SLOW_CONSUMERS.inc()
                 self._outbox.put_nowait(None)
                 return
-        self._outbox.put_nowait(_text(message))
+        self._outbox.put_nowait(message)
 
     async def refuse(self, code: int, exc: ServiceError) -> None:
         """Accept only to say why, then close with ``code``."""
         await self.websocket.accept()
-        await self.websocket.send_text(_text(_error(exc)))
+        await self.websocket.send_text(text(_error(exc)))
         await self.websocket.close(code)
 
     async def _write(self) -> None:
-        while (text := await self._outbox.get()) is not None:
+        while (message := await self._outbox.get()) is not None:
             if self._outbox.qsize() < self.queue_limit:
                 self._room.set()
-            await self.websocket.send_text(text)
+            await self.websocket.send_text(message)
         await self.websocket.close(CLOSE_SLOW_CONSUMER, "slow consumer: reconnect with since")
 
     async def serve(self, *loops: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -266,6 +255,8 @@ class TableStream:
         self.settings = settings
         self.table_id = table_id
         self.actor = actor
+        # Shared with every socket of this process: each message rendered once per audience.
+        self.frames: Frames = socket.websocket.app.state.frames
         self.seat: int | None = None
         self.last = 0
         self.epoch = 0
@@ -331,11 +322,8 @@ class TableStream:
             for stored in backlog:
                 await self._send_event(stored)
         else:
-            view = self.service.render(loaded, self.actor)
-            await self.socket.send(
-                {"type": "view", "seq": view["seq"], "version": view["version"], "table": view}
-            )
-            self.last = view["seq"]
+            await self.socket.send_text(self.frames.view(self.service, loaded, self.actor))
+            self.last = loaded.table.last_seq
         state = loaded.state
         if (
             self.seat is not None
@@ -397,7 +385,7 @@ class TableStream:
             and event.public["player"]["id"] == self.actor.player_id
         ):
             self.seat = int(event.public["seat"])
-        await self.socket.send(frame(stored, self.seat))
+        await self.socket.send_text(self.frames.event(stored, self.seat))
         self.last = stored.seq
 
     async def receive(self) -> None:

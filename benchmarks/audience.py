@@ -1,0 +1,265 @@
+"""Big audiences: N spectator sockets on a table while its players move; prints one JSON line.
+
+    python benchmarks/audience.py --spectators 1000 [--clients 4] [--moves 60] [--tables 1]
+    python benchmarks/audience.py --spectators 1000 --tables 10          # 10 tables x 1,000
+    python benchmarks/audience.py --spectators 1000 --processes 2 --redis redis://127.0.0.1:6379/0
+
+One server (``uvicorn`` as ``benchmarks/server.py`` starts it, on a temp SQLite file), or
+``--processes`` servers sharing a Redis bus (spectators spread over them round-robin, the players
+on the first). Each table gets two players who move over HTTP, ``--pause`` s apart, first with
+no audience (the baseline), then with ``--spectators`` sockets on every table, held by
+``--clients`` separate client processes (so the client's CPU does not sit in the players'
+process; it still shares the machine's cores with the server). Figures:
+
+- server CPU per move (user + system from ``/proc``, summed over the servers);
+- the players' move latency (request to response), p50 / p99, without and with the audience;
+- for each move, the time from the mover's response to its event reaching the *last* spectator
+  socket (wall clock, the same machine), p50 / p99;
+- server RSS per spectator socket (RSS with the idle audience connected, minus before, / N);
+- the client processes' CPU, and the load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvloop
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.server import (  # noqa: E402
+    choose,
+    cpu_seconds,
+    database,
+    serve_many,
+    servers_cpu,
+)
+
+JSON = dict[str, Any]
+
+
+def raise_nofile() -> None:
+    """Open files up to the hard limit: every socket is one."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+# The client processes: hold sockets, note when each seq reached the last of them.
+
+
+async def hold(urls: list[str]) -> None:
+    """Connect to ``urls``, say ``ready``; on ``report`` print {table seq: last arrival}."""
+    last: dict[str, float] = {}
+    connected = 0
+    gate = asyncio.Semaphore(50)
+
+    async def one(url: str) -> None:
+        nonlocal connected
+        table = url.rsplit("/", 2)[-2]
+        async with gate:
+            ws = await connect(url, proxy=None, open_timeout=120, ping_interval=None)
+        connected += 1
+        async for raw in ws:
+            message = json.loads(raw)
+            if message["type"] in ("event", "skip"):
+                last[f"{table} {message['seq']}"] = time.time()
+
+    tasks = [asyncio.create_task(one(u)) for u in urls]
+    while connected < len(urls):
+        failed = [t for t in tasks if t.done() and t.exception()]
+        if failed:
+            raise failed[0].exception()  # type: ignore[misc]
+        await asyncio.sleep(0.1)
+    print("ready", flush=True)
+    loop = asyncio.get_running_loop()
+    while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "report":
+        print(json.dumps(last), flush=True)
+
+
+class Clients:
+    """The spectator client processes."""
+
+    def __init__(self, urls: list[str], processes: int) -> None:
+        share = [urls[i::processes] for i in range(processes)]
+        self.procs = [
+            subprocess.Popen(
+                [sys.executable, __file__, "--hold", *part],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=ROOT,
+            )
+            for part in share
+            if part
+        ]
+
+    def ready(self) -> None:
+        for p in self.procs:
+            assert p.stdout is not None
+            line = p.stdout.readline().strip()
+            assert line == "ready", f"a client failed: {line!r}"
+
+    def report(self) -> dict[str, float]:
+        """(table seq) -> when the last spectator socket got it."""
+        out: dict[str, float] = {}
+        for p in self.procs:
+            assert p.stdin is not None and p.stdout is not None
+            p.stdin.write("report\n")
+            p.stdin.flush()
+            for key, at in json.loads(p.stdout.readline()).items():
+                out[key] = max(at, out.get(key, 0.0))
+        return out
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(p.pid) for p in self.procs)
+
+    def stop(self) -> None:
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
+# The players.
+
+
+async def new_table(http: httpx.AsyncClient) -> tuple[str, list[dict[str, str]]]:
+    auths = []
+    for name in ("Ada", "Bo"):
+        r = await http.post("/v1/players", json={"name": name})
+        auths.append({"Authorization": f"Bearer {r.json()['token']}"})
+    table = (
+        await http.post("/v1/tables", json={"rules": {"target": 500}}, headers=auths[0])
+    ).json()
+    await http.post(f"/v1/invites/{table['invite_code']}", headers=auths[1])
+    await http.post(f"/v1/tables/{table['table_id']}/start", headers=auths[0])
+    return table["table_id"], auths
+
+
+async def moves(
+    http: httpx.AsyncClient,
+    tables: list[tuple[str, list[dict[str, str]]]],
+    count: int,
+    pause: float,
+) -> tuple[list[float], dict[str, float]]:
+    """``count`` moves, round-robin over the tables: latencies, and (table seq) -> response time."""
+    latencies: list[float] = []
+    responded: dict[str, float] = {}
+    for i in range(count):
+        table_id, auths = tables[i % len(tables)]
+        views = [(await http.get(f"/v1/tables/{table_id}", headers=a)).json() for a in auths]
+        seat = next(
+            s
+            for s, v in enumerate(views)
+            if v["game"]["hand"]["turn"] == s or "next_hand" in v["game"]["legal"]["actions"]
+        )
+        game = views[seat]["game"]
+        if "next_hand" in game["legal"]["actions"]:
+            suffix, body = "next-hand", None
+        else:
+            suffix, body = choose(game)
+        started = time.perf_counter()
+        r = await http.post(f"/v1/tables/{table_id}/{suffix}", json=body, headers=auths[seat])
+        latencies.append(time.perf_counter() - started)
+        now = time.time()
+        assert r.status_code == 200, r.text
+        responded[f"{table_id} {r.json()['seq']}"] = now
+        await asyncio.sleep(pause)
+    return latencies, responded
+
+
+async def run(args: argparse.Namespace) -> JSON:
+    async with (
+        database("sqlite") as url,
+        serve_many(url, args.processes, args.redis) as servers,
+        httpx.AsyncClient(base_url=servers[0].url, timeout=60) as http,
+    ):
+        tables = [await new_table(http) for _ in range(args.tables)]
+        await moves(http, tables, 4, args.pause)  # warm up
+        load_before = os.getloadavg()[0]
+        cpu = servers_cpu(servers)
+        alone, _ = await moves(http, tables, args.moves, args.pause)
+        cpu_alone = (servers_cpu(servers) - cpu) / args.moves
+
+        rss = [rss_kb(s.pid) for s in servers]
+        urls = [
+            servers[i % len(servers)].url.replace("http", "ws", 1) + f"/v1/tables/{t}/ws"
+            for t, _ in tables
+            for i in range(args.spectators)
+        ]
+        clients = Clients(urls, args.clients)
+        try:
+            clients.ready()
+            await asyncio.sleep(3)  # idle: every socket past its view
+            rss_per_socket = (sum(rss_kb(s.pid) for s in servers) - sum(rss)) / len(urls)
+            cpu, client_cpu = servers_cpu(servers), clients.cpu()
+            watched, responded = await moves(http, tables, args.moves, args.pause)
+            cpu_watched = (servers_cpu(servers) - cpu) / args.moves
+            await asyncio.sleep(2)
+            arrived = clients.report()
+            client_cpu = (clients.cpu() - client_cpu) / args.moves
+        finally:
+            clients.stop()
+        lag = [arrived[k] - at for k, at in responded.items() if k in arrived]
+        return {
+            "spectators_per_table": args.spectators,
+            "tables": args.tables,
+            "server_processes": args.processes,
+            "client_processes": len(clients.procs),
+            "moves": args.moves,
+            "server_cpu_ms_per_move_alone": round(cpu_alone * 1000, 2),
+            "server_cpu_ms_per_move_watched": round(cpu_watched * 1000, 2),
+            "client_cpu_ms_per_move": round(client_cpu * 1000, 2),
+            "move_ms_alone_p50_p99": [round(_pct(alone, q) * 1000, 1) for q in (0.5, 0.99)],
+            "move_ms_watched_p50_p99": [round(_pct(watched, q) * 1000, 1) for q in (0.5, 0.99)],
+            "last_spectator_ms_p50_p99": [round(_pct(lag, q) * 1000, 1) for q in (0.5, 0.99)],
+            "moves_seen_by_all": f"{len(lag)}/{len(responded)}",
+            "server_rss_kb_per_socket": round(rss_per_socket, 1),
+            "load_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+            "mean_move_ms_alone": round(statistics.mean(alone) * 1000, 1),
+        }
+
+
+def main() -> None:
+    raise_nofile()
+    if len(sys.argv) > 1 and sys.argv[1] == "--hold":
+        uvloop.run(hold(sys.argv[2:]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--spectators", type=int, default=1000, help="per table")
+    parser.add_argument("--tables", type=int, default=1)
+    parser.add_argument("--clients", type=int, default=4, help="spectator client processes")
+    parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument("--pause", type=float, default=0.2, help="seconds between moves")
+    parser.add_argument("--processes", type=int, default=1, help="server processes")
+    parser.add_argument("--redis", default=None, help="Redis URL (needed for --processes > 1)")
+    args = parser.parse_args()
+    print(json.dumps(uvloop.run(run(args))))
+
+
+if __name__ == "__main__":
+    main()
