@@ -233,8 +233,15 @@ class Seat:
 async def listen(seat: Seat, bench: Bench) -> None:
     """The seat's socket: your_turn and finished hands wake the player; events are timed."""
     assert seat.ws is not None
+    try:
+        await _listen(seat, seat.ws, bench)
+    finally:
+        seat.acks.put_nowait({"type": "closed"})  # a move waiting for its ack gives up
+
+
+async def _listen(seat: Seat, ws: ClientConnection, bench: Bench) -> None:
     with contextlib.suppress(ConnectionClosed):
-        async for raw in seat.ws:
+        async for raw in ws:
             now = time.perf_counter()
             message = json.loads(raw)
             kind = message["type"]
