@@ -38,6 +38,11 @@ unique ``REDIS_PREFIX`` per run; the Redis bus is on even for N = 1, to compare)
 seat 0 plays through server i mod N and seat 1 through server (i + 1) mod N, so with N >= 2
 every event delivery timed above is cross-process (committed by the mover's server, received on
 the opponent's socket through another). CPU figures are the sum over the N servers.
+
+``--ws-moves``: the players send their moves on their table socket (``{"type": "move"}``,
+answered by an ``ack``) instead of over HTTP; dealing the next hand stays HTTP. The move
+latency is then from the message sent to its ack received, and event delivery is timed on the
+last seq of each move (the ack's).
 """
 
 from __future__ import annotations
@@ -199,6 +204,7 @@ class Bench:
     think: float
     stats: Stats = field(default_factory=Stats)
     stop: bool = False
+    ws_moves: bool = False
 
     async def pause(self) -> None:
         """The player's think time before a move (none in the capacity phase)."""
@@ -214,6 +220,7 @@ class Seat:
     seat: int
     token: str
     wake: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    acks: asyncio.Queue[JSON] = field(default_factory=asyncio.Queue)
     ws: ClientConnection | None = None
     http: httpx.AsyncClient = field(init=False)
     server: Server = field(init=False)
@@ -226,12 +233,21 @@ class Seat:
 async def listen(seat: Seat, bench: Bench) -> None:
     """The seat's socket: your_turn and finished hands wake the player; events are timed."""
     assert seat.ws is not None
+    try:
+        await _listen(seat, seat.ws, bench)
+    finally:
+        seat.acks.put_nowait({"type": "closed"})  # a move waiting for its ack gives up
+
+
+async def _listen(seat: Seat, ws: ClientConnection, bench: Bench) -> None:
     with contextlib.suppress(ConnectionClosed):
-        async for raw in seat.ws:
+        async for raw in ws:
             now = time.perf_counter()
             message = json.loads(raw)
             kind = message["type"]
-            if kind == "your_turn":
+            if kind in ("ack", "error"):
+                seat.acks.put_nowait(message)
+            elif kind == "your_turn":
                 seat.wake.put_nowait(message["phase"])
             elif kind == "event":
                 stats = bench.stats
@@ -259,25 +275,44 @@ async def play(seat: Seat, bench: Bench) -> None:
             stats = bench.stats
             measuring = stats.measuring
             start = time.perf_counter()
-            r = await seat.http.post(f"{base}/{path}", json=body, headers=seat.auth)
-            now = time.perf_counter()
-            if r.status_code != 200:
-                if path == "next-hand" and r.json()["code"] == "match_over":
-                    path = "rematch"
-                    continue
-                stats.errors += 1
-                break
-            out = r.json()
+            if bench.ws_moves and path.startswith("moves/"):
+                assert seat.ws is not None
+                await seat.ws.send(json.dumps({"type": "move", **_move_message(path, body)}))
+                out = await seat.acks.get()
+                now = time.perf_counter()
+                if out["type"] != "ack":
+                    stats.errors += 1
+                    break
+                seqs = [out["seq"]]
+            else:
+                r = await seat.http.post(f"{base}/{path}", json=body, headers=seat.auth)
+                now = time.perf_counter()
+                if r.status_code != 200:
+                    if path == "next-hand" and r.json()["code"] == "match_over":
+                        path = "rematch"
+                        continue
+                    stats.errors += 1
+                    break
+                out = r.json()
+                seqs = [event["seq"] for event in out["events"]]
             if measuring:
                 stats.moves += 1
                 stats.latencies.append(now - start)
-                for event in out["events"]:
-                    stats.responded[(seat.table_id, event["seq"])] = now
+                for seq in seqs:
+                    stats.responded[(seat.table_id, seq)] = now
             # Seat 0 deals the next hand (or starts a rematch) when its socket says hand_over.
             game = out["table"]["game"]
             path, body = "", None
             if game["match"]["status"] == "playing" and game["hand"]["turn"] == seat.seat:
                 path, body = choose(game)
+
+
+def _move_message(path: str, body: JSON | None) -> JSON:
+    """The socket's move message for the HTTP move ``path`` with ``body``."""
+    kind = path.removeprefix("moves/")
+    if kind == "draw":
+        return {"kind": "draw_stock" if body and body["source"] == "stock" else "draw_discard"}
+    return {"kind": kind, **(body or {})}
 
 
 async def setup(http: httpx.AsyncClient, servers: list[Server], tables: int) -> list[Seat]:
@@ -394,6 +429,7 @@ async def run(
     *,
     processes: int | None,
     redis: str,
+    ws_moves: bool = False,
 ) -> JSON:
     bus = None if processes is None else redis
     async with database(kind) as url, serve_many(url, processes or 1, bus) as servers:
@@ -411,7 +447,7 @@ async def run(
             # measured) would stop every player at once and count as move latency. Like the
             # server, it freezes what it has set up and collects the oldest generation rarely.
             tune_gc()
-            bench = Bench(think)
+            bench = Bench(think, ws_moves=ws_moves)
             tasks = [asyncio.create_task(listen(s, bench)) for s in seats]
             tasks += [asyncio.create_task(play(s, bench)) for s in seats]
             for seat in seats[::2]:
@@ -431,7 +467,13 @@ async def run(
             clients = [s.http for s in seats[::2]]  # as many loops as tables
             capacity.update(await healthz(clients, servers, seconds))
     capacity["moves_vs_healthz"] = round(capacity["moves_per_s"] / capacity["healthz_per_s"], 3)
-    return {"tables": tables, "processes": len(servers), "paced": paced, "capacity": capacity}
+    return {
+        "tables": tables,
+        "processes": len(servers),
+        "moves_over": "websocket" if ws_moves else "http",
+        "paced": paced,
+        "capacity": capacity,
+    }
 
 
 def main() -> None:
@@ -445,6 +487,9 @@ def main() -> None:
         "--processes", type=int, default=None, help="N servers on one database and Redis bus"
     )
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="with --processes")
+    parser.add_argument(
+        "--ws-moves", action="store_true", help="moves on the table socket instead of HTTP"
+    )
     args = parser.parse_args()
     results: JSON = {}
     for kind in args.db:
@@ -457,10 +502,12 @@ def main() -> None:
                 args.think,
                 processes=args.processes,
                 redis=args.redis,
+                ws_moves=args.ws_moves,
             )
         )
         print(
             f"\n{kind}: {args.tables} tables, {r['processes']} process(es), "
+            f"moves over {r['moves_over']}, "
             f"{args.seconds:g} s per phase"
         )
         for phase in ("paced", "capacity"):

@@ -20,7 +20,8 @@ import orjson
 from prometheus_client import Counter
 
 from app.service.commands import Actor, seat_of
-from app.service.tables import LRU, TableService
+from app.service.lru import LRU
+from app.service.tables import TableService
 from app.store.repo import Loaded, StoredEvent
 
 # Recent frames kept: a few events of every table with live sockets, for each audience.

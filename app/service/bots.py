@@ -136,6 +136,12 @@ class BotRunner:
 
     async def _drive(self, table_id: str) -> None:
         try:
+            # Most matches that start have no bot: look (one read) before claiming, which
+            # writes twice in every process. A bot seated meanwhile is found by its event or
+            # the next scan.
+            loaded = await self.service.load(table_id)
+            if all(s.bot_level is None for s in loaded.seats):
+                return
             while not await self._drive_subscribed(table_id):
                 pass
         except NotFoundError:

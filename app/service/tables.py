@@ -262,8 +262,7 @@ class TableService:
 
     async def load(self, table_id: str) -> Loaded:
         """The table, its seats and its match state (``loaded.table.version``, ``last_seq``)."""
-        async with self.db.read() as session:
-            loaded = await repo.load(session, table_id)
+        loaded = await repo.load_table(self.db, table_id)
         if loaded is None:
             raise NotFoundError("table_not_found", f"no table {table_id!r}")
         return loaded
