@@ -42,13 +42,15 @@ async def test_after_the_database_drops_its_connections_the_game_goes_on(pg_url:
             who = players[mover(view)]
             database = pg_url.rsplit("/", 1)[1]
 
-            # A read meets a dropped connection: 503 with Retry-After; then the pool has new
-            # connections for the next request.
+            # A read meets a dropped connection: the table's load (one statement on the driver)
+            # is tried again on a new pool, or a 503 with Retry-After says to retry; then the
+            # pool has new connections for the next request.
             assert await _terminate_connections(database) >= 1
             r = await client.get(f"/v1/tables/{table_id}", headers=who.auth)
-            assert r.status_code == 503, r.text
-            assert r.json()["code"] == "database_unavailable"
-            assert r.headers["Retry-After"] == "1"
+            assert r.status_code in (200, 503), r.text
+            if r.status_code == 503:
+                assert r.json()["code"] == "database_unavailable"
+                assert r.headers["Retry-After"] == "1"
             view = await get_table(client, table_id, who)
 
             # A move (on this process's cached table) is written whatever connection it meets.
