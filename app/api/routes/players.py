@@ -4,6 +4,7 @@ manage your tokens (list, issue another, rotate the one in use, revoke any)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from starlette.convertors import Convertor, register_url_convertor
 
 from app.api.deps import CurrentActor, ServiceDep, bearer_token
 from app.api.request_body import StrictJSONRoute
@@ -79,8 +80,23 @@ async def rotate_token(request: Request, actor: CurrentActor, service: ServiceDe
     return _created(await service.tokens.rotate(bearer_token(request.headers)))
 
 
+class TokenId(Convertor[str]):
+    """A token's id (32 hex digits), so that ``/me/tokens/rotate`` is never taken for one."""
+
+    regex = "[0-9a-f]{32}"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("token_id", TokenId())
+
+
 @router.delete(
-    "/me/tokens/{token_id}",
+    "/me/tokens/{token_id:token_id}",
     response_model=list[TokenOut],
     responses=error_responses(401, 404, 422),
 )
