@@ -29,6 +29,7 @@ from app.api.request_body import BodyLimit
 from app.api.routes import health, live, moves, players, ratings, tables, web
 from app.service.bots import BotRunner
 from app.service.bus import RedisBus
+from app.service.clocks import DeadlineRunner
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
@@ -112,7 +113,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.hub = hub
         app.state.bus = hub
         app.state.rate_limits = rate_limits
-        service = TableService(db, hub, rate_limits, settings.public_url)
+        service = TableService(
+            db,
+            hub,
+            rate_limits,
+            settings.public_url,
+            abandon_after=timedelta(days=settings.abandon_after_days),
+        )
         readiness = app.state.readiness = health.Readiness()
         readiness.add("database", database_check(db))
         if settings.redis_url is not None:
@@ -128,6 +135,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         app.state.bots = bots
         await bots.start()
+        deadlines = DeadlineRunner(
+            service,
+            scan_interval=settings.clock_scan_interval,
+            lease_seconds=settings.clock_lease_seconds,
+        )
+        app.state.deadlines = deadlines
+        await deadlines.start()
         purger = asyncio.create_task(
             purge_idempotency_keys(
                 service,
@@ -142,6 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
+            await deadlines.stop()
             await bots.stop()
             await hub.stop()
             await rate_limits.close()

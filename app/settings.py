@@ -68,3 +68,9 @@ class Settings(BaseSettings):
     # Logs: ``text`` for a person at a terminal, ``json`` (one object a line) for a collector.
     log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
+    # Clocks (``app.service.clocks``): how often each process looks for due deadlines (the
+    # timeout's lateness is at most about this), how long its claim on one lasts unrenewed,
+    # and after how many days without a move the waiting player may claim a match.
+    clock_scan_interval: float = 0.25
+    clock_lease_seconds: float = 5.0
+    abandon_after_days: float = 14.0
