@@ -22,6 +22,7 @@ from app.engine import Event, MatchState
 from app.store.db import Database, dump_json
 from app.store.models import (
     ChatMessage,
+    Clock,
     EventRow,
     FinishedMatch,
     IdempotencyKey,
@@ -57,6 +58,9 @@ class Loaded:
     table: Table
     seats: list[SeatInfo]
     state: MatchState | None
+    # A clocked table's clock (``app.service.clocks``), and when the match last moved.
+    clock: dict[str, Any] | None = None
+    moved_at: datetime | None = None
 
     def seat_of(self, player_id: str | None) -> int | None:
         for s in self.seats:
@@ -97,6 +101,16 @@ class Change:
     bumps_version: bool = True
     # More writes of the same transaction, after the table's (a finished match's ratings).
     writes: list[Callable[[Connection], None]] = field(default_factory=list)
+    # A clocked table's clock after the change (None: unchanged), and its next deadline.
+    clock: ClockWrite | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClockWrite:
+    """A clock's new state and the deadline it implies (written with the change)."""
+
+    state: dict[str, Any]
+    deadline: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +148,19 @@ async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
     ).scalar_one_or_none()
 
 
-def add_table(conn: Connection, table: Table, seat0: Seat, created: Event) -> None:
-    """A new table, its creator in seat 0, and its first log entry (seq 1)."""
+def add_table(
+    conn: Connection,
+    table: Table,
+    seat0: Seat,
+    created: Event,
+    clock: dict[str, Any] | None = None,
+) -> None:
+    """A new table, its creator in seat 0, its first log entry (seq 1), and its clock if any."""
     conn.execute(insert(_TABLES), {c.key: getattr(table, c.key) for c in _TABLES.columns})
     conn.execute(insert(_SEAT_TABLE), {c.key: getattr(seat0, c.key) for c in _SEAT_TABLE.columns})
     conn.execute(_INSERT_EVENTS, [_event_values(table.id, 1, 0, None, created, now=utcnow())])
+    if clock is not None:
+        conn.execute(insert(_CLOCKS), {"table_id": table.id, "state": clock, "deadline": None})
 
 
 async def load(session: AsyncSession, table_id: str) -> Loaded | None:
@@ -158,10 +180,15 @@ async def load(session: AsyncSession, table_id: str) -> Loaded | None:
     ).all()
     seats = [SeatInfo(s.seat, s.player_id, name, s.bot_level, s.deck_design) for s, name in rows]
     state = None
+    moved_at = None
     if table.match_number:
-        snap = await session.get(Snapshot, (table_id, table.match_number))
-        state = None if snap is None else MatchState.from_dict(snap.state)
-    return Loaded(table, seats, state)
+        snap = await session.get(Snapshot, (table_id, table.match_number), populate_existing=True)
+        if snap is not None:
+            state, moved_at = MatchState.from_dict(snap.state), snap.updated_at
+    clock = (
+        await session.execute(select(_CLOCKS.c.state).where(_CLOCKS.c.table_id == table_id))
+    ).scalar_one_or_none()
+    return Loaded(table, seats, state, clock, moved_at)
 
 
 # A table, its seats (with the players' names) and its current snapshot in one statement: one
@@ -333,9 +360,20 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 "created_at": now,
             },
         )
+    if change.clock is not None:
+        conn.execute(
+            update(_CLOCKS)
+            .where(_CLOCKS.c.table_id == table.id)
+            .values(
+                state=change.clock.state,
+                deadline=change.clock.deadline,
+                lease_owner=None,
+                lease_until=None,
+            )
+        )
     for write in change.writes:
         write(conn)
-    return _committed(loaded, change, planned, version, last_seq)
+    return _committed(loaded, change, planned, version, last_seq, now=now)
 
 
 def _planned_events(
@@ -369,6 +407,8 @@ def _committed(
     planned: list[tuple[Event, int | None, dict[str, Any] | None]],
     version: int,
     last_seq: int,
+    *,
+    now: datetime,
 ) -> Committed:
     """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``."""
     table = loaded.table
@@ -397,7 +437,9 @@ def _committed(
         for _, s in sorted(by_seat.items())
     ]
     state = loaded.state if change.state is None else change.state
-    return Committed(version, stored, Loaded(after, seats, state))
+    clock = loaded.clock if change.clock is None else change.clock.state
+    moved_at = loaded.moved_at if change.state is None else now
+    return Committed(version, stored, Loaded(after, seats, state, clock, moved_at))
 
 
 def _plain(loaded: Loaded, change: Change) -> bool:
@@ -411,6 +453,7 @@ def _plain(loaded: Loaded, change: Change) -> bool:
         and not change.deck_designs
         and change.chat is None
         and not change.writes
+        and change.clock is None
         and not finishes(loaded, change)
     )
 
@@ -443,6 +486,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     table = loaded.table
     assert change.state is not None
     planned = _planned_events(loaded, change)
+    now = utcnow()
     row = await db.fetchrow_driver(
         _PLAIN_PG,
         table.id,
@@ -451,7 +495,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
         len(planned),
         change.status,
         table.match_number,
-        utcnow(),
+        now,
         [hand for _, hand, _ in planned],
         [event.type for event, _, _ in planned],
         [dump_json(event.to_dict()) for event, _, _ in planned],
@@ -461,7 +505,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     if row is None:
         raise VersionConflictError(table.id)
     version, last_seq = row
-    return _committed(loaded, change, planned, version, last_seq)
+    return _committed(loaded, change, planned, version, last_seq, now=now)
 
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
@@ -498,6 +542,7 @@ _GUARDED_UPDATE = (
     .returning(_TABLES.c.version, _TABLES.c.last_seq)
 )
 _SEAT_TABLE = cast(sa.Table, Seat.__table__)
+_CLOCKS = cast(sa.Table, Clock.__table__)
 _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_SNAPSHOT = insert(_SNAPSHOTS)
 _UPDATE_SNAPSHOT = update(_SNAPSHOTS).where(
@@ -728,3 +773,41 @@ async def tables_in_play(session: AsyncSession) -> int:
     """How many tables have a match being played."""
     query = select(sa.func.count()).select_from(Table).where(Table.status == "playing")
     return int((await session.execute(query)).scalar_one())
+
+
+# Clocks: which server process acts on each due deadline (``app.service.clocks``).
+
+
+async def due_clocks(session: AsyncSession, now: datetime, limit: int = 100) -> list[str]:
+    """Tables whose deadline has passed and whose clock no live lease covers, earliest first."""
+    query = (
+        select(_CLOCKS.c.table_id)
+        .where(
+            _CLOCKS.c.deadline <= now,
+            or_(_CLOCKS.c.lease_owner.is_(None), _CLOCKS.c.lease_until < now),
+        )
+        .order_by(_CLOCKS.c.deadline)
+        .limit(limit)
+    )
+    return list((await session.execute(query)).scalars().all())
+
+
+async def claim_clock(
+    session: AsyncSession, table_id: str, owner: str, now: datetime, until: datetime
+) -> bool:
+    """Take the lease of a due clock for ``owner`` unless another process holds it (one
+    conditional UPDATE, as ``claim_bot_seat``)."""
+    result = await session.execute(
+        update(_CLOCKS)
+        .where(
+            _CLOCKS.c.table_id == table_id,
+            _CLOCKS.c.deadline <= now,
+            or_(
+                _CLOCKS.c.lease_owner.is_(None),
+                _CLOCKS.c.lease_owner == owner,
+                _CLOCKS.c.lease_until < now,
+            ),
+        )
+        .values(lease_owner=owner, lease_until=until)
+    )
+    return bool(getattr(result, "rowcount", 0) == 1)
