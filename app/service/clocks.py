@@ -206,8 +206,9 @@ def attach(loaded: Loaded, change: Change, actor: Actor, now: datetime) -> None:
     if clock is None or change.clock is not None or change.state is None:
         return
     if clock["expired"] is not None and seat_of(loaded, actor) == clock["expired"]:
-        # The late seat's person moved: their own clock again, no bot, nothing to claim.
-        clock = dict(clock, expired=None)
+        # The late seat's person moved: no bot, nothing to claim, and a fresh allowance for
+        # the rest of their turn (a bank at zero runs out again at once).
+        clock = dict(clock, expired=None, since=now.isoformat())
     after = Loaded(loaded.table, loaded.seats, change.state)
     new = tick(clock, running_seat(after), now, new_match=change.new_match)
     change.clock = ClockWrite(new, deadline(new))
