@@ -307,7 +307,11 @@ def test_two_processes_one_deadline_one_timeout(database_url: str, tmp_path: Pat
                     client = (a, b)[i % 2]
                     tables.append(await seated_table(client, **clock("per_move", 1, "forfeit")))
                 for table_id, players in tables:
-                    await until(lambda t=table_id, p=players: finished(a, t, p[0]), 60)
+
+                    async def done(t: str = table_id, p: Player = players[0]) -> JSON | None:
+                        return await finished(a, t, p)
+
+                    await until(done, 60)
                 await asyncio.sleep(1.0)
                 for table_id, players in tables:
                     log = await events(b, table_id, players[0])
