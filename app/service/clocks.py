@@ -182,7 +182,7 @@ def clock_view(clock: dict[str, Any] | None, now: datetime) -> dict[str, Any]:
     """The clock as every view shows it: the control, each seat's time left and the deadline,
     as server times, so a client counts down without trusting its own clock."""
     if clock is None:
-        return {"control": "none", "server_time": now.isoformat()}
+        return {"control": "none"}  # nothing counts down: the view stays the same over time
     due = deadline(clock)
     return {
         "control": clock["control"],
