@@ -130,7 +130,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cache_seconds=settings.token_cache_seconds,
             lifetime=timedelta(days=lifetime) if lifetime > 0 else None,
         )
-        service = TableService(db, hub, rate_limits, settings.public_url,
+        service = TableService(
+            db,
+            hub,
+            rate_limits,
+            settings.public_url,
             tokens,
             abandon_after=timedelta(days=settings.abandon_after_days),
         )

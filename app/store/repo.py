@@ -193,16 +193,19 @@ async def load(session: AsyncSession, table_id: str) -> Loaded | None:
 
 # A table, its seats (with the players' names) and its current snapshot in one statement: one
 # round trip and one moment (a single statement sees one snapshot even in READ COMMITTED), where
-# the ORM took three statements inside BEGIN/COMMIT. JSON comes back as text for orjson.
+# the ORM took four statements inside BEGIN/COMMIT. JSON comes back as text for orjson. It must
+# read everything ``load`` reads (the clock and when the match last moved included).
 _LOAD_PG = """
 SELECT t.id, t.created_by, t.preset, t.rules::text, t.invite_code, t.status, t.match_number,
     t.version, t.last_seq, t.created_at, t.rated,
     (SELECT json_agg(json_build_array(s.seat, s.player_id, p.name, s.bot_level, s.deck_design)
         ORDER BY s.seat)::text
      FROM seats s LEFT JOIN players p ON p.id = s.player_id WHERE s.table_id = t.id),
-    (SELECT n.state::text FROM snapshots n
-     WHERE n.table_id = t.id AND n.match_number = t.match_number)
-FROM tables t WHERE t.id = $1
+    n.state::text, n.updated_at,
+    (SELECT c.state::text FROM clocks c WHERE c.table_id = t.id)
+FROM tables t
+LEFT JOIN snapshots n ON n.table_id = t.id AND n.match_number = t.match_number
+WHERE t.id = $1
 """
 
 
@@ -218,7 +221,7 @@ async def load_table(db: Database, table_id: str) -> Loaded | None:
     if row is None:
         return None
     (id_, created_by, preset, rules, invite_code, status, match_number, version, last_seq,
-     created_at, rated, seats_json, state_json) = row  # fmt: skip
+     created_at, rated, seats_json, state_json, moved_at, clock_json) = row  # fmt: skip
     table = Table(
         id=id_,
         created_by=created_by,
@@ -236,7 +239,10 @@ async def load_table(db: Database, table_id: str) -> Loaded | None:
     state = None
     if match_number and state_json is not None:
         state = MatchState.from_dict(orjson.loads(state_json))
-    return Loaded(table, seats, state)
+    else:
+        moved_at = None
+    clock = orjson.loads(clock_json) if clock_json is not None else None
+    return Loaded(table, seats, state, clock, moved_at)
 
 
 async def load_match_state(session: AsyncSession, table_id: str, match: int) -> MatchState | None:
