@@ -990,7 +990,10 @@ export interface components {
             /** Provisional */
             provisional: boolean;
         };
-        /** RatingHistoryOut */
+        /**
+         * RatingHistoryOut
+         * @description One rated match in a player's history: its rating change, which match and its result.
+         */
         RatingHistoryOut: {
             /** After */
             after: number;
@@ -1180,6 +1183,30 @@ export interface components {
              */
             ticket: string;
         };
+        /**
+         * TimeControlIn
+         * @description A table's clock (docs/clocks.md): none, per_move (each turn within ``seconds``) or bank
+         *     (``seconds`` to start, ``bonus`` after each turn, never above ``cap``), and what a timeout
+         *     does (``policy``).
+         */
+        TimeControlIn: {
+            /** Autoplay Level */
+            autoplay_level?: ("easy" | "medium" | "hard") | null;
+            /** Bonus */
+            bonus?: number | null;
+            /** Cap */
+            cap?: number | null;
+            /**
+             * Control
+             * @default none
+             * @enum {string}
+             */
+            control: "none" | "per_move" | "bank";
+            /** Policy */
+            policy?: ("claim" | "forfeit" | "autoplay") | null;
+            /** Seconds */
+            seconds?: number | null;
+        };
         /** TokenCreate */
         TokenCreate: {
             /**
@@ -1233,30 +1260,6 @@ export interface components {
              * @description When a server process last resolved it (to within token_cache_seconds).
              */
             last_used_at: string | null;
-        };
-        /**
-         * TimeControlIn
-         * @description A table's clock (docs/clocks.md): none, per_move (each turn within ``seconds``) or bank
-         *     (``seconds`` to start, ``bonus`` after each turn, never above ``cap``), and what a timeout
-         *     does (``policy``).
-         */
-        TimeControlIn: {
-            /** Autoplay Level */
-            autoplay_level?: ("easy" | "medium" | "hard") | null;
-            /** Bonus */
-            bonus?: number | null;
-            /** Cap */
-            cap?: number | null;
-            /**
-             * Control
-             * @default none
-             * @enum {string}
-             */
-            control: "none" | "per_move" | "bank";
-            /** Policy */
-            policy?: ("claim" | "forfeit" | "autoplay") | null;
-            /** Seconds */
-            seconds?: number | null;
         };
         /**
          * Versioned
