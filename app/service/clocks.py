@@ -53,6 +53,11 @@ MAX_SECONDS = 30 * 86400.0  # a month: correspondence play at its slowest
 AUTOPLAY_GRACE = 10.0
 # Actions a person takes when they choose to: the autoplay bot never does them.
 NOT_FOR_BOTS = frozenset({"resign", "next_hand"})
+# The deadline runner: due tables read per scan, fired at most this many at once, and the
+# shortest sleep before the next deadline.
+DUE_BATCH = 100
+FIRING = 8
+MIN_WAIT = 0.005
 
 
 def parse_control(raw: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -310,6 +315,7 @@ class DeadlineRunner:
         self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
         self.applied = 0
         self._task: asyncio.Task[None] | None = None
+        self._firing = asyncio.Semaphore(FIRING)
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._scan())
@@ -322,16 +328,35 @@ class DeadlineRunner:
 
     async def _scan(self) -> None:
         while True:
+            wait = self.scan_interval
+            due: list[str] = []
             try:
                 async with self.service.db.read() as session:
-                    due = await repo.due_clocks(session, utcnow())
-                for table_id in due:
-                    await self._fire(table_id)
+                    now = utcnow()
+                    due = await repo.due_clocks(session, now, DUE_BATCH)
+                    upcoming = await repo.next_deadline(session, now)
+                # Each due table on its own, several at once: one slow commit holds no other.
+                results = await asyncio.gather(
+                    *(self._fire_bounded(table_id) for table_id in due), return_exceptions=True
+                )
+                for result in results:
+                    if isinstance(result, Exception):
+                        log.error("timeout failed", exc_info=result)
+                if upcoming is not None:
+                    # Wake at the next deadline itself, not up to a scan interval after it; the
+                    # interval still bounds the wait (another process may set a nearer one).
+                    ahead = (upcoming - utcnow()).total_seconds()
+                    wait = min(self.scan_interval, max(MIN_WAIT, ahead))
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("deadline scan failed")
-            await asyncio.sleep(self.scan_interval)
+            # A full batch: more are due already, look again at once.
+            await asyncio.sleep(0 if len(due) >= DUE_BATCH else wait)
+
+    async def _fire_bounded(self, table_id: str) -> None:
+        async with self._firing:
+            await self._fire(table_id)
 
     async def _fire(self, table_id: str) -> None:
         now = utcnow()

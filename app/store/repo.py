@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 import orjson
@@ -796,6 +796,15 @@ async def due_clocks(session: AsyncSession, now: datetime, limit: int = 100) -> 
         .limit(limit)
     )
     return list((await session.execute(query)).scalars().all())
+
+
+async def next_deadline(session: AsyncSession, now: datetime) -> datetime | None:
+    """The earliest deadline after ``now`` (the deadline runner sleeps until it, or less)."""
+    query = select(sa.func.min(_CLOCKS.c.deadline)).where(_CLOCKS.c.deadline > now)
+    found: datetime | None = (await session.execute(query)).scalar_one_or_none()
+    if found is not None and found.tzinfo is None:
+        found = found.replace(tzinfo=UTC)  # SQLite keeps no zone (written as UTC)
+    return found
 
 
 async def claim_clock(
