@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import product
 
 from app.engine.cards import LANE, POINTS, RANK_MASK, SPREAD, Card, from_mask, parse_card
 
@@ -96,43 +97,83 @@ def _bits(mask: int) -> list[int]:
 
 _Best = tuple[int, tuple[int, ...]]  # (melded points, meld masks sorted ascending)
 
+# A choice for one rank whose cards could make a set: (set mask or 0, its points, melds: 0 or 1).
+_SetChoice = tuple[int, int, int]
+
 
 @lru_cache(maxsize=1 << 16)
-def _search(cand: int) -> _Best:
-    """Exact best melding of the candidate cards ``cand``, under the documented tie-break."""
-    # The search always melds or drops the lowest card left, so a meld can only be taken
-    # when that card is its own lowest: index each meld by its lowest card alone.
-    by_low: dict[int, list[tuple[int, int]]] = {}
-    for m in melds_within(cand):
-        by_low.setdefault(m & -m, []).append((m, points(m)))
-    memo: dict[int, _Best] = {0: (0, ())}
+def _search(run_cards: int, set_cards: int) -> _Best:
+    """Exact best melding of the candidate cards, under the documented tie-break.
 
-    def go(rest: int) -> _Best:
-        hit = memo.get(rest)
-        if hit is not None:
-            return hit
-        low = rest & -rest
-        best = go(rest ^ low)  # the lowest card stays deadwood
-        options = by_low.get(low)
-        if options:
-            best_points, best_melds = best
-            for m, meld_points in options:
-                if m & rest == m:
-                    sub_points, sub_melds = go(rest ^ m)
-                    total = sub_points + meld_points
-                    if total < best_points:
-                        continue
-                    merged = tuple(sorted((*sub_melds, m)))
-                    # Equal points: fewer melds, then the smaller sorted tuple of masks.
-                    tied = total == best_points
-                    if tied and (len(merged), merged) >= (len(best_melds), best_melds):
-                        continue
-                    best_points, best_melds = total, merged
-            best = (best_points, best_melds)
-        memo[rest] = best
-        return best
-
-    return go(cand)
+    A rank holds at most one set (two would need six cards), and once the sets are chosen the
+    runs are forced: every card left in three or more consecutive cards of a suit is melded
+    (each card has points), one meld per maximal block (fewest melds). So the search is over
+    the set choices alone, rank by rank: the full set, the set of three without one card that
+    could run instead, or no set. A rank none of whose cards could run always takes its full
+    set; and "no set" is only tried when two or more of a 4-card rank's cards could run (with
+    one, the three others make a set that frees it at no cost to anything else).
+    """
+    choices: list[list[_SetChoice]] = []
+    fixed = fixed_points = fixed_count = 0
+    ranks = (
+        set_cards | set_cards >> LANE | set_cards >> 2 * LANE | set_cards >> 3 * LANE
+    ) & RANK_MASK
+    while ranks:
+        low = ranks & -ranks
+        ranks ^= low
+        full = low * SPREAD & set_cards
+        # Every card of a rank has the same points.
+        card_points = POINTS[low.bit_length() - 1]
+        size = full.bit_count()
+        running = full & run_cards
+        if not running:
+            fixed |= full
+            fixed_points += size * card_points
+            fixed_count += 1
+            continue
+        options: list[_SetChoice] = [(full, size * card_points, 1)]
+        if size == 4:
+            three = 3 * card_points
+            rest = running
+            while rest:
+                one = rest & -rest
+                rest ^= one
+                options.append((full ^ one, three, 1))
+            if running & (running - 1):
+                options.append((0, 0, 0))
+        else:
+            options.append((0, 0, 0))
+        choices.append(options)
+    free = run_cards & ~fixed
+    best_points = -1
+    best_count = 0
+    best_melds: tuple[int, ...] = ()
+    for combo in product(*choices):
+        sets = fixed
+        melded_points = fixed_points
+        count = fixed_count
+        for set_mask, set_points, set_count in combo:
+            sets |= set_mask
+            melded_points += set_points
+            count += set_count
+        left = free & ~sets
+        r3 = left & (left >> 1) & (left >> 2)
+        runs = r3 | r3 << 1 | r3 << 2
+        melded_points += points(runs)
+        if melded_points < best_points:
+            continue
+        # A block starts at each run card whose lower neighbour is not one.
+        count += (runs & ~(runs << 1)).bit_count()
+        if melded_points == best_points:
+            if count > best_count:
+                continue
+            melds = tuple(sorted(_segments(runs) + _set_melds(sets)))
+            if count == best_count and melds >= best_melds:
+                continue
+        else:
+            melds = tuple(sorted(_segments(runs) + _set_melds(sets)))
+        best_points, best_count, best_melds = melded_points, count, melds
+    return best_points, best_melds
 
 
 class Arrangement:
@@ -176,7 +217,7 @@ def arrange(mask: int) -> Arrangement:
     run_cards, set_cards = _candidates(mask)
     if not run_cards & set_cards:
         return Arrangement(mask, run_cards | set_cards, None)
-    _, meld_masks = _search(run_cards | set_cards)
+    _, meld_masks = _search(run_cards, set_cards)
     melded = 0
     for m in meld_masks:
         melded |= m
@@ -189,7 +230,7 @@ def deadwood(mask: int) -> int:
     if not run_cards & set_cards:
         return points(mask & ~(run_cards | set_cards))
     cand = run_cards | set_cards
-    return points(mask & ~cand) + points(cand) - _search(cand)[0]
+    return points(mask & ~cand) + points(cand) - _search(run_cards, set_cards)[0]
 
 
 def discards_within(mask: int, limit: int, forbidden: int | None = None) -> list[tuple[int, int]]:
@@ -201,7 +242,9 @@ def discards_within(mask: int, limit: int, forbidden: int | None = None) -> list
     run_cards, set_cards = _candidates(mask)
     cand = run_cards | set_cards
     loose = points(mask & ~cand)
-    whole = loose if not run_cards & set_cards else loose + points(cand) - _search(cand)[0]
+    whole = loose
+    if run_cards & set_cards:
+        whole += points(cand) - _search(run_cards, set_cards)[0]
     out: list[tuple[int, int]] = []
     rest = mask
     while rest:
