@@ -15,20 +15,30 @@ import time
 from collections.abc import Callable
 
 from app.engine.cards import ALL_CARDS, LANE
-from app.engine.melds import _search, best_arrangement
+from app.engine.melds import _candidates, _search, best_arrangement
 
 HANDS = 5000
 BATCH = 100
 PASSES = 3
 
 
+def _search_key(mask: int) -> tuple[int, int]:
+    """What the search cache is keyed by for a searched hand (its candidate cards), else the hand.
+
+    Hands with the same key would be answered from the cache after the first one.
+    """
+    run_cards, set_cards = _candidates(mask)
+    return (run_cards, set_cards) if run_cards & set_cards else (mask, -1)
+
+
 def _distinct(count: int, draw: Callable[[random.Random], int], seed: int) -> list[int]:
-    """``count`` distinct hand masks from ``draw``, in the order first drawn."""
+    """``count`` hands from ``draw`` no two of which share a search key, in the order drawn."""
     rng = random.Random(seed)
-    seen: dict[int, None] = {}
+    seen: dict[tuple[int, int], int] = {}
     while len(seen) < count:
-        seen[draw(rng)] = None
-    return list(seen)
+        mask = draw(rng)
+        seen.setdefault(_search_key(mask), mask)
+    return list(seen.values())
 
 
 def _mask(cards: list[int]) -> int:
@@ -80,27 +90,43 @@ def bench_hands(count: int = HANDS) -> dict[str, list[int]]:
     }
 
 
-def median_us(call: Callable[[int], object], hands: list[int], passes: int = PASSES) -> float:
-    """Median over batches of ``BATCH`` distinct hands of the time per ``call(hand)``, in µs.
+def side_by_side_us(
+    calls: dict[str, Callable[[int], object]],
+    hands: list[int],
+    passes: int = PASSES,
+    caches: tuple[Callable[[], None], ...] = (_search.cache_clear,),
+) -> dict[str, float]:
+    """Median over batches of ``BATCH`` hands of the time per call, in µs, for each of ``calls``.
 
-    Each pass starts with our search cache cleared, so no hand is served from a cache it filled.
+    The calls take turns on each batch (first one first, then the other way round), so a
+    machine shared with other work slows them alike. Each pass starts with the search caches
+    cleared (``caches``), and no two hands share a search key, so no hand is answered from one.
     """
-    per_call_ns: list[float] = []
+    per_call_ns: dict[str, list[float]] = {name: [] for name in calls}
+    order = list(calls.items())
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         for _ in range(passes):
-            _search.cache_clear()
+            for clear in caches:
+                clear()
             for start in range(0, len(hands) - BATCH + 1, BATCH):
                 batch = hands[start : start + BATCH]
-                t0 = time.perf_counter_ns()
-                for hand in batch:
-                    call(hand)
-                per_call_ns.append((time.perf_counter_ns() - t0) / BATCH)
+                for name, call in order:
+                    t0 = time.perf_counter_ns()
+                    for hand in batch:
+                        call(hand)
+                    per_call_ns[name].append((time.perf_counter_ns() - t0) / BATCH)
+                order.reverse()
     finally:
         if gc_was_enabled:
             gc.enable()
-    return statistics.median(per_call_ns) / 1000
+    return {name: statistics.median(ns) / 1000 for name, ns in per_call_ns.items()}
+
+
+def median_us(call: Callable[[int], object], hands: list[int], passes: int = PASSES) -> float:
+    """``side_by_side_us`` of one call."""
+    return side_by_side_us({"call": call}, hands, passes)["call"]
 
 
 def measure_best_arrangement(hands: int = HANDS) -> dict[str, float]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from itertools import product
 
 from app.engine.cards import LANE, POINTS, RANK_MASK, SPREAD, Card, from_mask, parse_card
 
@@ -97,8 +96,20 @@ def _bits(mask: int) -> list[int]:
 
 _Best = tuple[int, tuple[int, ...]]  # (melded points, meld masks sorted ascending)
 
-# A choice for one rank whose cards could make a set: (set mask or 0, its points, melds: 0 or 1).
-_SetChoice = tuple[int, int, int]
+# Scores rank arrangements in one int: 8 x melded points - melds (never 8 melds or more: a meld
+# has three cards), so the higher score melds more points, then with fewer melds.
+_SCALE = 8
+
+
+def _lane_run_score(lane: int) -> int:
+    """The score of the runs of one suit's 13-bit rank mask: every card in 3+ consecutive
+    ranks is melded, one meld per maximal block."""
+    r3 = lane & (lane >> 1) & (lane >> 2)
+    runs = r3 | r3 << 1 | r3 << 2
+    return _SCALE * _LANE_POINTS[runs] - len(_segments(runs))
+
+
+_LANE_RUN_SCORE: tuple[int, ...] = tuple(_lane_run_score(m) for m in range(1 << 13))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -111,10 +122,12 @@ def _search(run_cards: int, set_cards: int) -> _Best:
     the set choices alone, rank by rank: the full set, the set of three without one card that
     could run instead, or no set. A rank none of whose cards could run always takes its full
     set; and "no set" is only tried when two or more of a 4-card rank's cards could run (with
-    one, the three others make a set that frees it at no cost to anything else).
+    one, the three others make a set that frees it at no cost to anything else). Each choice
+    of sets is scored with one table lookup per suit; only the best score's ties build melds.
     """
-    choices: list[list[_SetChoice]] = []
-    fixed = fixed_points = fixed_count = 0
+    # (set cards chosen so far, their score) for every combination of the ranks seen so far.
+    combos: list[tuple[int, int]] = [(0, 0)]
+    fixed = fixed_score = 0
     ranks = (
         set_cards | set_cards >> LANE | set_cards >> 2 * LANE | set_cards >> 3 * LANE
     ) & RANK_MASK
@@ -123,57 +136,48 @@ def _search(run_cards: int, set_cards: int) -> _Best:
         ranks ^= low
         full = low * SPREAD & set_cards
         # Every card of a rank has the same points.
-        card_points = POINTS[low.bit_length() - 1]
+        card_score = _SCALE * POINTS[low.bit_length() - 1]
         size = full.bit_count()
         running = full & run_cards
         if not running:
             fixed |= full
-            fixed_points += size * card_points
-            fixed_count += 1
+            fixed_score += size * card_score - 1
             continue
-        options: list[_SetChoice] = [(full, size * card_points, 1)]
+        options = [(full, size * card_score - 1)]
         if size == 4:
-            three = 3 * card_points
+            three = 3 * card_score - 1
             rest = running
             while rest:
                 one = rest & -rest
                 rest ^= one
-                options.append((full ^ one, three, 1))
+                options.append((full ^ one, three))
             if running & (running - 1):
-                options.append((0, 0, 0))
+                options.append((0, 0))
         else:
-            options.append((0, 0, 0))
-        choices.append(options)
+            options.append((0, 0))
+        combos = [(s | m, v + w) for s, v in combos for m, w in options]
     free = run_cards & ~fixed
-    best_points = -1
-    best_count = 0
-    best_melds: tuple[int, ...] = ()
-    for combo in product(*choices):
-        sets = fixed
-        melded_points = fixed_points
-        count = fixed_count
-        for set_mask, set_points, set_count in combo:
-            sets |= set_mask
-            melded_points += set_points
-            count += set_count
-        left = free & ~sets
-        r3 = left & (left >> 1) & (left >> 2)
-        runs = r3 | r3 << 1 | r3 << 2
-        melded_points += points(runs)
-        if melded_points < best_points:
-            continue
-        # A block starts at each run card whose lower neighbour is not one.
-        count += (runs & ~(runs << 1)).bit_count()
-        if melded_points == best_points:
-            if count > best_count:
-                continue
-            melds = tuple(sorted(_segments(runs) + _set_melds(sets)))
-            if count == best_count and melds >= best_melds:
-                continue
-        else:
-            melds = tuple(sorted(_segments(runs) + _set_melds(sets)))
-        best_points, best_count, best_melds = melded_points, count, melds
-    return best_points, best_melds
+    table = _LANE_RUN_SCORE
+    scores = [
+        v
+        + table[(left := free & ~s) & RANK_MASK]
+        + table[left >> LANE & RANK_MASK]
+        + table[left >> 2 * LANE & RANK_MASK]
+        + table[left >> 3 * LANE]
+        for s, v in combos
+    ]
+    best = max(scores)
+    best_melds: tuple[int, ...] | None = None
+    for (sets, _), score in zip(combos, scores, strict=True):
+        if score == best:
+            left = free & ~sets
+            r3 = left & (left >> 1) & (left >> 2)
+            melds = tuple(sorted(_segments(r3 | r3 << 1 | r3 << 2) + _set_melds(sets | fixed)))
+            # Equal scores: the smaller tuple of sorted meld masks.
+            if best_melds is None or melds < best_melds:
+                best_melds = melds
+    assert best_melds is not None
+    return (best + fixed_score + _SCALE - 1) // _SCALE, best_melds
 
 
 class Arrangement:
