@@ -246,10 +246,16 @@ def discards_within(mask: int, limit: int, forbidden: int | None = None) -> list
     run_cards, set_cards = _candidates(mask)
     cand = run_cards | set_cards
     loose = points(mask & ~cand)
+    out: list[tuple[int, int]] = []
+    # A hand without card c melds no better than the whole hand with c as deadwood: no discard
+    # leaves less than the whole hand's deadwood (at least its loose points) minus 10.
+    if loose - 10 > limit:
+        return out
     whole = loose
     if run_cards & set_cards:
         whole += points(cand) - _search(run_cards, set_cards)[0]
-    out: list[tuple[int, int]] = []
+    if whole - 10 > limit:
+        return out
     rest = mask
     while rest:
         low = rest & -rest
