@@ -210,7 +210,7 @@ def main() -> None:
     figures: dict[str, float] = {}
     sets = bench_hands(args.hands)
     print(
-        f"\nbest_arrangement: median µs per call, batches of {BATCH} distinct hands, "
+        f"\nbest_arrangement: median CPU µs per call, batches of {BATCH} distinct hands, "
         "cache cleared each pass"
     )
     head = f"{'hands':<12}{'ours µs':>10}{'OpenSpiel µs':>14}{'ours/OpenSpiel':>16}"

@@ -1,4 +1,4 @@
-"""Timing of ``best_arrangement``: median microseconds per call on fixed, distinct hands.
+"""Timing of ``best_arrangement``: median CPU microseconds per call on fixed, distinct hands.
 
 Run ``python benchmarks/melds_bench.py`` for a table and a JSON line; the engine benchmark
 imports ``measure_best_arrangement``. Each timing pass starts from an empty search cache and
@@ -96,7 +96,10 @@ def side_by_side_us(
     passes: int = PASSES,
     caches: tuple[Callable[[], None], ...] = (_search.cache_clear,),
 ) -> dict[str, float]:
-    """Median over batches of ``BATCH`` hands of the time per call, in µs, for each of ``calls``.
+    """Median over batches of ``BATCH`` hands of the CPU µs per call, for each of ``calls``.
+
+    CPU time of this process (``time.process_time_ns``), not wall time: on a shared machine a
+    batch during which another process held the core would count that process's time too.
 
     The calls take turns on each batch (first one first, then the other way round), so a
     machine shared with other work slows them alike. Each pass starts with the search caches
@@ -113,10 +116,10 @@ def side_by_side_us(
             for start in range(0, len(hands) - BATCH + 1, BATCH):
                 batch = hands[start : start + BATCH]
                 for name, call in order:
-                    t0 = time.perf_counter_ns()
+                    t0 = time.process_time_ns()
                     for hand in batch:
                         call(hand)
-                    per_call_ns[name].append((time.perf_counter_ns() - t0) / BATCH)
+                    per_call_ns[name].append((time.process_time_ns() - t0) / BATCH)
                 order.reverse()
     finally:
         if gc_was_enabled:

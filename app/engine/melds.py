@@ -94,7 +94,8 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-_Best = tuple[int, tuple[int, ...]]  # (melded points, meld masks sorted ascending)
+# (melded points, meld masks ordered by lowest card, the melded cards)
+_Best = tuple[int, tuple[int, ...], int]
 
 # Scores rank arrangements in one int: 8 x melded points - melds (never 8 melds or more: a meld
 # has three cards), so the higher score melds more points, then with fewer melds.
@@ -110,6 +111,8 @@ def _lane_run_score(lane: int) -> int:
 
 
 _LANE_RUN_SCORE: tuple[int, ...] = tuple(_lane_run_score(m) for m in range(1 << 13))
+# The score of one card of a rank, by the rank's bit in a 13-bit rank mask.
+_CARD_SCORE: dict[int, int] = {1 << r: _SCALE * POINTS[r] for r in range(13)}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -125,9 +128,10 @@ def _search(run_cards: int, set_cards: int) -> _Best:
     one, the three others make a set that frees it at no cost to anything else). Each choice
     of sets is scored with one table lookup per suit; only the best score's ties build melds.
     """
-    # (set cards chosen so far, their score) for every combination of the ranks seen so far.
-    combos: list[tuple[int, int]] = [(0, 0)]
+    # (set cards chosen, their score, their melds) for each combination of the ranks seen so far.
+    combos: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())]
     fixed = fixed_score = 0
+    fixed_melds: list[int] = []
     ranks = (
         set_cards | set_cards >> LANE | set_cards >> 2 * LANE | set_cards >> 3 * LANE
     ) & RANK_MASK
@@ -135,27 +139,27 @@ def _search(run_cards: int, set_cards: int) -> _Best:
         low = ranks & -ranks
         ranks ^= low
         full = low * SPREAD & set_cards
-        # Every card of a rank has the same points.
-        card_score = _SCALE * POINTS[low.bit_length() - 1]
+        card_score = _CARD_SCORE[low]  # every card of a rank has the same points
         size = full.bit_count()
         running = full & run_cards
         if not running:
             fixed |= full
             fixed_score += size * card_score - 1
+            fixed_melds.append(full)
             continue
-        options = [(full, size * card_score - 1)]
+        options: list[tuple[int, int, tuple[int, ...]]] = [(full, size * card_score - 1, (full,))]
         if size == 4:
             three = 3 * card_score - 1
             rest = running
             while rest:
                 one = rest & -rest
                 rest ^= one
-                options.append((full ^ one, three))
+                options.append((full ^ one, three, (full ^ one,)))
             if running & (running - 1):
-                options.append((0, 0))
+                options.append((0, 0, ()))
         else:
-            options.append((0, 0))
-        combos = [(s | m, v + w) for s, v in combos for m, w in options]
+            options.append((0, 0, ()))
+        combos = [(s | m, v + w, c + d) for s, v, c in combos for m, w, d in options]
     free = run_cards & ~fixed
     table = _LANE_RUN_SCORE
     scores = [
@@ -164,20 +168,32 @@ def _search(run_cards: int, set_cards: int) -> _Best:
         + table[left >> LANE & RANK_MASK]
         + table[left >> 2 * LANE & RANK_MASK]
         + table[left >> 3 * LANE]
-        for s, v in combos
+        for s, v, _ in combos
     ]
     best = max(scores)
-    best_melds: tuple[int, ...] | None = None
-    for (sets, _), score in zip(combos, scores, strict=True):
+    melded_points = (best + fixed_score + _SCALE - 1) // _SCALE
+    if scores.count(best) == 1:
+        sets, _, chosen = combos[scores.index(best)]
+        left = free & ~sets
+        r3 = left & (left >> 1) & (left >> 2)
+        runs = r3 | r3 << 1 | r3 << 2
+        melds = [*fixed_melds, *chosen, *_segments(runs)]
+        return melded_points, tuple(sorted(melds, key=_lowest_card)), fixed | sets | runs
+    # Equal scores: the smaller tuple of sorted meld masks.
+    tied: list[tuple[tuple[int, ...], int]] = []
+    for (sets, _, chosen), score in zip(combos, scores, strict=True):
         if score == best:
             left = free & ~sets
             r3 = left & (left >> 1) & (left >> 2)
-            melds = tuple(sorted(_segments(r3 | r3 << 1 | r3 << 2) + _set_melds(sets | fixed)))
-            # Equal scores: the smaller tuple of sorted meld masks.
-            if best_melds is None or melds < best_melds:
-                best_melds = melds
-    assert best_melds is not None
-    return (best + fixed_score + _SCALE - 1) // _SCALE, best_melds
+            runs = r3 | r3 << 1 | r3 << 2
+            melds = [*fixed_melds, *chosen, *_segments(runs)]
+            tied.append((tuple(sorted(melds)), fixed | sets | runs))
+    melds_sorted, melded = min(tied)
+    return melded_points, tuple(sorted(melds_sorted, key=_lowest_card)), melded
+
+
+def _lowest_card(meld: int) -> int:
+    return meld & -meld
 
 
 class Arrangement:
@@ -221,11 +237,8 @@ def arrange(mask: int) -> Arrangement:
     run_cards, set_cards = _candidates(mask)
     if not run_cards & set_cards:
         return Arrangement(mask, run_cards | set_cards, None)
-    _, meld_masks = _search(run_cards, set_cards)
-    melded = 0
-    for m in meld_masks:
-        melded |= m
-    return Arrangement(mask, melded, tuple(sorted(meld_masks, key=lambda m: m & -m)))
+    _, meld_masks, melded = _search(run_cards, set_cards)
+    return Arrangement(mask, melded, meld_masks)
 
 
 def deadwood(mask: int) -> int:
@@ -233,8 +246,7 @@ def deadwood(mask: int) -> int:
     run_cards, set_cards = _candidates(mask)
     if not run_cards & set_cards:
         return points(mask & ~(run_cards | set_cards))
-    cand = run_cards | set_cards
-    return points(mask & ~cand) + points(cand) - _search(run_cards, set_cards)[0]
+    return points(mask & ~_search(run_cards, set_cards)[2])
 
 
 def discards_within(mask: int, limit: int, forbidden: int | None = None) -> list[tuple[int, int]]:
@@ -276,6 +288,8 @@ def discards_within(mask: int, limit: int, forbidden: int | None = None) -> list
 
 def best_arrangement(cards: Iterable[str | int] | int) -> Arrangement:
     """The best arrangement of 10 or 11 cards, given as codes, Card objects or a mask."""
+    if type(cards) is int:  # a mask: the common case first
+        return arrange(cards)
     if isinstance(cards, Card):
         # A lone Card is an int too; read as a mask it would silently mean other cards.
         raise TypeError("best_arrangement takes a hand, not a single Card")
