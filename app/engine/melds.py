@@ -3,7 +3,8 @@
 Hands are 64-bit masks (see ``cards``). Most hands need no search at all: when no card can
 belong both to a run and to a set, every card that can be melded is melded, and the deadwood
 is the points of the others. Only hands whose run cards and set cards overlap are searched,
-and then only over the cards that can be melded at all.
+and then only over the choice of sets (``_search``): once the sets are chosen, the runs are
+forced.
 
 Tie-break among arrangements of equal minimum deadwood (documented, deterministic): fewer
 melds first; then the arrangement whose meld masks, sorted ascending, form the smaller tuple.
