@@ -9,7 +9,7 @@ drop the lowest card left, memo keyed by the cards left), independent of the new
 from __future__ import annotations
 
 from app.engine.cards import LANE, POINTS, RANK_MASK, SPREAD
-from app.engine.melds import melds_within, points
+from app.engine.melds import Arrangement, melds_within, points
 
 _Best = tuple[int, tuple[int, ...]]  # (melded points, meld masks sorted ascending)
 
@@ -95,6 +95,19 @@ def reference_arrange(mask: int) -> tuple[int, tuple[int, ...]]:
     return points(mask & ~melded), tuple(sorted(meld_masks, key=lambda m: m & -m))
 
 
+def reference_arrangement(mask: int) -> Arrangement:
+    """``reference_arrange`` as the ``Arrangement`` that ``arrange`` returns."""
+    _, meld_masks = reference_arrange(mask)
+    melded = 0
+    for m in meld_masks:
+        melded |= m
+    return Arrangement(mask, melded, meld_masks)
+
+
+def reference_deadwood(mask: int) -> int:
+    return reference_arrange(mask)[0]
+
+
 def reference_discards_within(
     mask: int, limit: int, forbidden: int | None = None
 ) -> list[tuple[int, int]]:
@@ -113,4 +126,12 @@ def reference_discards_within(
     return out
 
 
-__all__ = ["POINTS", "candidates", "reference_arrange", "reference_discards_within", "search"]
+__all__ = [
+    "POINTS",
+    "candidates",
+    "reference_arrange",
+    "reference_arrangement",
+    "reference_deadwood",
+    "reference_discards_within",
+    "search",
+]

@@ -4,8 +4,9 @@
 11-card hand of several narrow rank windows (where sets and runs overlap most), the benchmark's
 meld-dense shapes, hypothesis' dense hands, and every hand met in random play under each preset
 and layoff method (the meld rules are the same in every ruleset: ace low, no wrap, sets of 3-4,
-runs of 3+; the rulesets differ in what is done with an arrangement, checked here through the
-settlement, which is built on ``arrange``).
+runs of 3+). The rulesets differ in what is done with an arrangement: knocks on meld-dense hands
+are settled with each layoff method, once as the engine does and once with the reference search
+in place of ``arrange`` and ``deadwood``, and must give the same settlement.
 """
 
 from __future__ import annotations
@@ -16,14 +17,20 @@ from itertools import combinations
 import pytest
 from hypothesis import given, settings
 
+import app.engine.settlement as settlement_module
 from app.engine import Action, apply, legal_actions, make_ruleset, new_match
 from app.engine.cards import ALL_CARDS, LANE
 from app.engine.game import NEXT_HAND, OVER, RESIGN
 from app.engine.melds import _search, arrange, deadwood, discards_within
 from app.engine.rules import PRESETS
-from app.engine.settlement import LAYOFF_METHODS
+from app.engine.settlement import LAYOFF_METHODS, settle
 from benchmarks.melds_bench import dense_hands as bench_dense
-from tests.engine.reference_melds import reference_arrange, reference_discards_within
+from tests.engine.reference_melds import (
+    reference_arrange,
+    reference_arrangement,
+    reference_deadwood,
+    reference_discards_within,
+)
 from tests.engine.test_melds import dense_hands, mask_of
 
 
@@ -114,3 +121,43 @@ def test_hands_met_in_random_play_match_the_reference(preset: str, layoff: str) 
         state, _ = apply(state, seat, rng.choice(moves))
         if state.hand.phase == OVER:
             played += 1
+
+
+@pytest.mark.parametrize("layoff", LAYOFF_METHODS)
+def test_knocks_settle_as_with_the_reference(layoff: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Meld-dense knockers (deadwood <= 10) against defenders from the same ranks, so layoffs
+    and ties abound: the settlement is the same with the reference search under it."""
+    rng = random.Random(layoff)
+    cases: list[tuple[int, int]] = []
+    for knocker in bench_dense(4000, size=10, seed=3):
+        if reference_arrange(knocker)[0] > 10:
+            continue
+        ranks = {c & 15 for c in range(64) if knocker >> c & 1}
+        near = [
+            s * LANE + r
+            for s in range(4)
+            for r in range(max(0, min(ranks) - 2), min(13, max(ranks) + 3))
+            if not knocker >> (s * LANE + r) & 1
+        ]
+        rest = [int(c) for c in ALL_CARDS if not knocker >> c & 1 and c not in near]
+        take = max(10 - len(rest), min(len(near), rng.randint(4, 10)))
+        defender = mask(rng.sample(near, take) + rng.sample(rest, 10 - take))
+        cases.append((knocker, defender))
+    assert len(cases) > 500
+    got = [settled(k, d, layoff) for k, d in cases]
+    assert sum(bool(s["layoffs"]) for s in got) > 100
+    monkeypatch.setattr(settlement_module, "arrange", reference_arrangement)
+    monkeypatch.setattr(settlement_module, "deadwood", reference_deadwood)
+    assert [settled(k, d, layoff) for k, d in cases] == got
+
+
+def settled(knocker: int, defender: int, layoff: str) -> dict[str, object]:
+    return settle(
+        knocker,
+        defender,
+        big_gin=False,
+        gin_bonus=25,
+        big_gin_bonus=31,
+        undercut_bonus=25,
+        layoff=layoff,
+    ).to_dict()
