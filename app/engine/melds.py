@@ -17,10 +17,18 @@ from functools import lru_cache
 
 from app.engine.cards import LANE, POINTS, RANK_MASK, SPREAD, Card, from_mask, parse_card
 
-# Points of a 13-bit rank mask within one suit lane.
-_LANE_POINTS: tuple[int, ...] = tuple(
-    sum(min(r + 1, 10) for r in range(13) if m >> r & 1) for m in range(1 << 13)
-)
+
+def _lane_points() -> tuple[int, ...]:
+    """The points of each 13-bit rank mask within one suit lane: those of the mask without its
+    lowest rank, plus that rank's (built in one pass: every process imports this)."""
+    out = [0] * (1 << 13)
+    for m in range(1, 1 << 13):
+        low = m & -m
+        out[m] = out[m ^ low] + min(low.bit_length(), 10)
+    return tuple(out)
+
+
+_LANE_POINTS: tuple[int, ...] = _lane_points()
 
 
 def points(mask: int) -> int:
@@ -108,7 +116,8 @@ def _lane_run_score(lane: int) -> int:
     ranks is melded, one meld per maximal block."""
     r3 = lane & (lane >> 1) & (lane >> 2)
     runs = r3 | r3 << 1 | r3 << 2
-    return _SCALE * _LANE_POINTS[runs] - len(_segments(runs))
+    # A block starts at each run card whose lower neighbour is none.
+    return _SCALE * _LANE_POINTS[runs] - (runs & ~(runs << 1)).bit_count()
 
 
 _LANE_RUN_SCORE: tuple[int, ...] = tuple(_lane_run_score(m) for m in range(1 << 13))
