@@ -392,6 +392,27 @@ _BIG_GIN = Action(BIG_GIN)
 _RESIGN = Action(RESIGN)
 _DISCARD_OF = tuple(Action(DISCARD_CARD, c) for c in range(64))
 _KNOCK_OF = tuple(Action(KNOCK, c) for c in range(64))
+# The discards of the cards in each byte of a hand mask, per byte position (as ``mask_codes``):
+# a hand's discards in eight lookups instead of a step per card.
+_DISCARDS_IN_BYTE: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+    tuple(tuple(_DISCARD_OF[8 * i + k] for k in range(8) if byte >> k & 1) for byte in range(256))
+    for i in range(8)
+)
+
+
+def _discards(mask: int) -> list[Action]:
+    """The discard actions of a hand mask's cards, in card id order."""
+    b0, b1, b2, b3, b4, b5, b6, b7 = _DISCARDS_IN_BYTE
+    return [
+        *b0[mask & 255],
+        *b1[mask >> 8 & 255],
+        *b2[mask >> 16 & 255],
+        *b3[mask >> 24 & 255],
+        *b4[mask >> 32 & 255],
+        *b5[mask >> 40 & 255],
+        *b6[mask >> 48 & 255],
+        *b7[mask >> 56 & 255],
+    ]
 
 
 def legal_actions(state: MatchState, seat: int) -> list[Action]:
@@ -421,7 +442,7 @@ def legal_actions_with_knocks(
             cards = hand.hands[seat]
             forbidden = hand.drawn_from_discard
             knocks = knock_discards(cards, hand.knock_limit, forbidden)
-            out += [_DISCARD_OF[c] for c in _cards(cards) if c != forbidden]
+            out += _discards(cards if forbidden is None else cards & ~(1 << forbidden))
             out += [_KNOCK_OF[c] for c, _ in knocks]
             if state.rules.big_gin_bonus and deadwood(cards) == 0:
                 out.append(_BIG_GIN)
