@@ -33,6 +33,7 @@ import secrets
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -58,6 +59,7 @@ from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
+from app.store.outbox import Note
 from app.store.repo import Change, Committed, Loaded, SeatInfo, StoredEvent
 
 # In-process cache: the latest state of recently played tables.
@@ -122,6 +124,8 @@ class TableService:
         self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
         # Another process moved a table on: load it afresh rather than fail a commit on it.
         hub.on_remote(self._tables.pop)
+        # Called after a commit that wrote notifications to the outbox (the dispatcher's wake).
+        self.on_notes: Callable[[], None] | None = None
 
     # Players.
 
@@ -372,7 +376,10 @@ class TableService:
                 MOVE_COMMIT.observe(time.perf_counter() - started)
                 after = committed.after
                 self._tables.put(table_id, after)
-                self.hub.deliver(committed.stored, _notifications(loaded, after, actor))
+                live = [_live(n) for n in change.notes if n.not_before is None]
+                self.hub.deliver(committed.stored, live)
+                if change.notes and self.on_notes is not None:
+                    self.on_notes()
                 return Result(200, self._response(committed, actor) if saved is None else saved)
 
     async def _decide(
@@ -493,7 +500,17 @@ def _decide_on(
     context = Context(loaded, actor, seat_of(loaded, actor), secrets.token_hex(32))
     change = command.decide(context)
     ratings.attach(loaded, change)
+    # The notifications it causes, written with it (``app.store.outbox``) and sent live.
+    after = repo.project(loaded, change)
+    change.notes = [
+        Note.new(n.player_id, n.type, n.table_id, n.data)
+        for n in _notifications(loaded, after, actor)
+    ]
     return change
+
+
+def _live(note: Note) -> Notification:
+    return Notification(note.player_id, note.kind, note.table_id or "", note.payload)
 
 
 def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
