@@ -28,7 +28,7 @@ from tests.api.helpers import (
     seated_table,
     step,
 )
-from tests.api.processes import start_process, stop
+from tests.api.processes import processes, start_process, stop
 from tests.api.receiver import Receiver, verify, wait_for
 
 # Short retries, so a test sees backoff and giving up within seconds.
@@ -385,3 +385,40 @@ async def test_remote_bot_plays_from_webhooks(notify_server: Server) -> None:
     # Its turns came by webhook, each verified by the bot (none refused).
     assert summary["webhooks"]["your_turn"] >= 3
     assert summary["webhooks"]["refused"] == 0
+
+
+async def test_two_processes_deliver_each_once_in_order(
+    database_url: str, tmp_path: Path, receiver: Receiver
+) -> None:
+    """Moves through two server processes: every notification arrives once, in order."""
+    env = {
+        "DATABASE_URL": database_url,
+        "WEBHOOK_ALLOW_HTTP": "true",
+        "WEBHOOK_ALLOW_LOOPBACK": "true",
+        "NOTIFY_SCAN_INTERVAL": "0.05",
+    }
+    with processes(tmp_path, 2, **env) as servers:
+        clients = [httpx.AsyncClient(base_url=s.url, timeout=30) for s in servers]
+        try:
+            tables = []
+            for _ in range(3):
+                table_id, players, _ = await hooked_table(clients[0], receiver)
+                tables.append((table_id, players))
+            for i in range(12):  # alternate the processes move by move
+                for table_id, players in tables:
+                    await step(clients[i % 2], table_id, players)
+            for _, players in tables:
+                for seat, player in enumerate(players):
+                    path = f"/p{seat}-{player.id}"
+
+                    async def written(player: Player = player) -> list[str] | None:
+                        rows = await deliveries(clients[1], player)
+                        done = all(r["status"] == "delivered" for r in rows)
+                        return [r["message_id"] for r in reversed(rows)] if done else None
+
+                    ids = await until(written, what="all delivered")
+                    got = [x.headers["webhook-id"] for x in receiver.ok(path)]
+                    assert got == ids  # each once, in the order written
+        finally:
+            for client in clients:
+                await client.aclose()
