@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from app.service.errors import InvalidError
 from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
 from app.store import Database
@@ -216,35 +218,47 @@ class Dispatcher:
         try:
             async with self._slots:
                 if await self._serve_once(player_id):
-                    self.wake()  # a full batch: look again at once
+                    self.wake()  # more than a batch: look again at once
         except Exception:
             log.exception("notifications of player %s failed", player_id)
         finally:
             self._players.pop(player_id, None)
 
     async def _serve_once(self, player_id: str) -> bool:
-        """Deliver what is due for the player under their lease; True if more may be due."""
+        """Deliver what is due for the player under their lease; True if more may be due.
+
+        Two write transactions per batch: the claim (with the read of the rows), then every
+        row's outcome with the release. A crash between a send and that second one sends the
+        row again (at least once)."""
         now = utcnow()
         async with self.db.write() as session:
             if not await store.claim_player(session, player_id, self.owner, now, now + self.lease):
                 return False
             settings = await store.settings_of(session, player_id)
-            rows = await store.pending_of(session, player_id, 100)
+            rows = await store.pending_of(session, player_id, BATCH)
+        outcomes: list[Outcome] = []
         hold: datetime | None = None
         try:
-            if settings is None:
-                return False
-            recipient = Recipient.of(settings)
-            hold = await self._deliver_rows(recipient, rows)
+            if settings is not None:
+                hold = await self._deliver_rows(Recipient.of(settings), rows, outcomes)
         finally:
             async with self.db.write() as session:
+                for outcome in outcomes:
+                    await outcome.write(session, self.owner, player_id)
+                if any(o.digest_sent for o in outcomes):
+                    row = await store.settings_of(session, player_id)
+                    if row is not None:
+                        row.last_digest_at = now
                 await store.release_player(session, player_id, self.owner, hold)
-        return hold is None and len(rows) == 100
+        return hold is None and len(rows) == BATCH
 
-    async def _deliver_rows(self, recipient: Recipient, rows: list[OutboxRow]) -> datetime | None:
-        """Send the due rows in order; the time to try again if one must wait for a retry."""
+    async def _deliver_rows(
+        self, recipient: Recipient, rows: list[OutboxRow], outcomes: list[Outcome]
+    ) -> datetime | None:
+        """Send the due rows in order, adding each one's outcome to ``outcomes``; the time to
+        try again if one must wait for a retry."""
         digest: list[OutboxRow] = []
-        renewed = time.monotonic()
+        started = time.monotonic()
         for row in rows:
             now = utcnow()
             if row.next_at > now:
@@ -255,41 +269,26 @@ class Dispatcher:
                 digest.append(row)
                 continue
             data = {"table_id": row.table_id, **row.payload}
-            hold = await self._send(recipient, [row], row.kind, data, row.message_id)
-            if hold is not None:
-                return hold
-            if time.monotonic() - renewed > self.lease.total_seconds() / 3:
-                async with self.db.write() as session:
-                    now = utcnow()
-                    claimed = await store.claim_player(
-                        session, recipient.player_id, self.owner, now, now + self.lease
-                    )
-                if not claimed:
-                    return None
-                renewed = time.monotonic()
+            outcome = await self._send(recipient, [row], row.kind, data, row.message_id)
+            outcomes.append(outcome)
+            if outcome.next_at is not None:
+                return outcome.next_at
+            if time.monotonic() - started > self.lease.total_seconds() / 2:
+                return None  # the rest in the next round, under a renewed lease
         if digest:
-            return await self._digest(recipient, digest)
+            now = utcnow()
+            last = recipient.last_digest_at
+            due = now if last is None else last + timedelta(hours=recipient.digest_hours)
+            if due > now:
+                outcomes.append(Outcome([r.id for r in digest], postpone=due))
+                return None
+            tables = list(dict.fromkeys(r.table_id for r in digest if r.table_id))
+            data = {"tables": [{"table_id": t} for t in tables], "count": len(tables)}
+            message_id = f"{digest[0].message_id}_digest"
+            outcome = await self._send(recipient, digest, "your_turn_digest", data, message_id)
+            outcomes.append(outcome)
+            return outcome.next_at
         return None
-
-    async def _digest(self, recipient: Recipient, rows: list[OutboxRow]) -> datetime | None:
-        now = utcnow()
-        last = recipient.last_digest_at
-        due = now if last is None else last + timedelta(hours=recipient.digest_hours)
-        if due > now:
-            async with self.db.write() as session:
-                await store.postpone(session, [r.id for r in rows], due)
-            return None
-        tables = list(dict.fromkeys(r.table_id for r in rows if r.table_id))
-        data = {"tables": [{"table_id": t} for t in tables], "count": len(tables)}
-        hold = await self._send(
-            recipient, rows, "your_turn_digest", data, f"{rows[0].message_id}_digest"
-        )
-        if hold is None:
-            async with self.db.write() as session:
-                settings = await store.settings_of(session, recipient.player_id)
-                if settings is not None:
-                    settings.last_digest_at = now
-        return hold
 
     async def _send(
         self,
@@ -298,9 +297,9 @@ class Dispatcher:
         kind: str,
         data: dict[str, Any],
         message_id: str,
-    ) -> datetime | None:
-        """Deliver one message for ``rows`` to every channel still missing it; None when done
-        (delivered, or failed for good), else when to try again."""
+    ) -> Outcome:
+        """Deliver one message for ``rows`` to every channel still missing it: delivered,
+        failed for good, or to be tried again at ``next_at``."""
         head = rows[0]
         note = Message(message_id, recipient.player_id, kind, data, head.created_at, recipient)
         done = list(head.channels_done)
@@ -315,47 +314,65 @@ class Dispatcher:
                 errors.append(f"{channel.name}: {exc}"[:500])
         now = utcnow()
         ids = [r.id for r in rows]
-        player = recipient.player_id
         if not errors:
             status = "delivered" if kind == head.kind else "digested"
             if not done:
                 status = "skipped"  # the player has no channel any more
-            async with self.db.write() as session:
-                await store.finish(
-                    session, ids, self.owner, player, status=status, now=now, channels_done=done
-                )
             self.delivered += 1
-            return None
+            return Outcome(ids, status=status, done=done, digest_sent=status == "digested")
         error = "; ".join(errors)
         if now - head.created_at >= self.retry_for:
-            async with self.db.write() as session:
-                await store.finish(
-                    session,
-                    ids,
-                    self.owner,
-                    player,
-                    status="failed",
-                    now=now,
-                    channels_done=done,
-                    error=error,
-                )
             self.failed += 1
-            log.warning("notification %s to %s failed for good: %s", message_id, player, error)
-            return None
+            log.warning(
+                "notification %s to %s failed for good: %s", message_id, head.player_id, error
+            )
+            return Outcome(ids, status="failed", done=done, error=error)
+        self.retried += 1
         delay = min(self.backoff_base * 2**head.attempts, self.backoff_max)
-        next_at = now + timedelta(seconds=delay)
-        async with self.db.write() as session:
+        return Outcome([head.id], done=done, error=error, next_at=now + timedelta(seconds=delay))
+
+
+# Rows read per player and round.
+BATCH = 100
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What became of rows in one round: a status, a retry at ``next_at``, or a postponement."""
+
+    ids: list[int]
+    status: str | None = None
+    done: list[str] = field(default_factory=list)
+    error: str | None = None
+    next_at: datetime | None = None
+    postpone: datetime | None = None
+    digest_sent: bool = False
+
+    async def write(self, session: AsyncSession, owner: str, player_id: str) -> None:
+        """Record it, pinned to ``owner``'s lease of the player (``outbox.finish``)."""
+        if self.postpone is not None:
+            await store.postpone(session, self.ids, self.postpone)
+        elif self.next_at is not None:
             await store.retry_later(
                 session,
-                head.id,
-                self.owner,
-                player,
-                next_at=next_at,
-                channels_done=done,
-                error=error,
+                self.ids[0],
+                owner,
+                player_id,
+                next_at=self.next_at,
+                channels_done=self.done,
+                error=self.error or "",
             )
-        self.retried += 1
-        return next_at
+        elif self.status is not None:
+            await store.finish(
+                session,
+                self.ids,
+                owner,
+                player_id,
+                status=self.status,
+                now=utcnow(),
+                channels_done=self.done,
+                error=self.error,
+            )
 
 
 class Preferences:

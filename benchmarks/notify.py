@@ -1,0 +1,228 @@
+"""Notifications: webhook throughput and latency, and the outbox's cost per move.
+
+    python benchmarks/notify.py --tables 100 --seconds 10 [--db postgresql sqlite]
+
+For each database it starts one server (``benchmarks.server.serve``: uvicorn in a subprocess,
+a fresh database) with webhooks to loopback allowed, creates ``--tables`` tables with two
+players each, and plays them all at once, as fast as the server answers (each table a loop:
+the seat to move reads its view and makes the API tests' move), in two phases of
+``--seconds``:
+
+- **without**: no player has a channel: moves write no outbox rows;
+- **with**: every player has a webhook on a receiver in this process (an HTTP/1.1 server in
+  its own thread): every ``your_turn`` (and each finished match) is written to the outbox with
+  its move, then POSTed, signed, by the server's dispatcher.
+
+Each phase reports moves/s and the server's CPU time per move (``/proc``, whatever else the
+machine runs); the second also the webhooks received per second and the latency from the
+commit (the outbox row's ``created_at``) to the receiver (p50/p99), read back from the
+database, and the webhooks still undelivered when the phase ended (they are then waited for
+and counted in the latency too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sqlite3
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import uvloop
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.server import Server, choose, cpu_seconds, database, serve  # noqa: E402
+
+JSON = dict[str, Any]
+
+
+class Receiver:
+    """Records (webhook-id, arrival time) of every POST; answers 204 (HTTP/1.1 keep-alive)."""
+
+    def __init__(self) -> None:
+        self.arrivals: dict[str, float] = {}
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                with receiver.lock:
+                    receiver.arrivals.setdefault(self.headers["webhook-id"], time.time())
+                self.send_response(204)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+async def new_table(http: httpx.AsyncClient, hook: str | None) -> tuple[str, list[str]]:
+    tokens = []
+    for name in ("A", "B"):
+        r = await http.post("/v1/players", json={"name": name})
+        token = r.json()["token"]
+        tokens.append(token)
+        if hook is not None:
+            r = await http.put(
+                "/v1/players/me/webhook",
+                json={"url": f"{hook}/{r.json()['id']}"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert r.status_code == 200, r.text
+    auth = [{"Authorization": f"Bearer {t}"} for t in tokens]
+    table = (await http.post("/v1/tables", json={}, headers=auth[0])).json()
+    await http.post(f"/v1/invites/{table['invite_code']}", headers=auth[1])
+    await http.post(f"/v1/tables/{table['table_id']}/start", headers=auth[0])
+    return table["table_id"], tokens
+
+
+async def play(http: httpx.AsyncClient, table_id: str, tokens: list[str], until: float) -> int:
+    """Move at the table as fast as the server answers until ``until``; how many moves."""
+    moves = 0
+    auth = [{"Authorization": f"Bearer {t}"} for t in tokens]
+    while time.monotonic() < until:
+        view = (await http.get(f"/v1/tables/{table_id}", headers=auth[0])).json()
+        game = view["game"]
+        if game["match"]["status"] == "finished":
+            await http.post(f"/v1/tables/{table_id}/rematch", headers=auth[0])
+            continue
+        hand = game["hand"]
+        seat = 0 if hand["phase"] == "over" else int(hand["turn"])
+        if seat != 0:
+            view = (await http.get(f"/v1/tables/{table_id}", headers=auth[seat])).json()
+        path, body = choose(view["game"])
+        r = await http.post(f"/v1/tables/{table_id}/{path}", json=body, headers=auth[seat])
+        moves += r.status_code == 200
+    return moves
+
+
+async def created_times(url: str) -> dict[str, float]:
+    """Each outbox row's commit time (``created_at``), by message id."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[1]
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            rows = conn.execute("SELECT message_id, created_at FROM outbox").fetchall()
+        stamps = (datetime.fromisoformat(c) for _, c in rows)
+        return {
+            m: (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
+            for (m, _), t in zip(rows, stamps, strict=True)
+        }
+    conn = await asyncpg.connect(url.replace("+asyncpg", ""))
+    try:
+        rows = await conn.fetch("SELECT message_id, created_at FROM outbox")
+    finally:
+        await conn.close()
+    return {r["message_id"]: r["created_at"].timestamp() for r in rows}
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
+
+
+async def phase(
+    server: Server, url: str, tables: int, seconds: float, receiver: Receiver | None
+) -> JSON:
+    limits = httpx.Limits(max_connections=tables * 2, max_keepalive_connections=tables * 2)
+    async with httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as http:
+        hook = None if receiver is None else receiver.url
+        seated = [await new_table(http, hook) for _ in range(tables)]
+        await asyncio.sleep(1)  # the joins' notifications go out first
+        before = 0
+        if receiver is not None:
+            with receiver.lock:
+                before = len(receiver.arrivals)
+        wall_start = time.time()
+        cpu, started = cpu_seconds(server.pid), time.monotonic()
+        until = started + seconds
+        counts = await asyncio.gather(*(play(http, t, tokens, until) for t, tokens in seated))
+        elapsed = time.monotonic() - started
+        moves = sum(counts)
+        out: JSON = {
+            "moves": moves,
+            "moves_per_s": round(moves / elapsed, 1),
+        }
+        if receiver is None:
+            out["server_cpu_ms_per_move"] = round((cpu_seconds(server.pid) - cpu) * 1000 / moves, 3)
+            return out
+        with receiver.lock:
+            during = len(receiver.arrivals) - before
+        wall = time.monotonic()
+        every = await created_times(url)
+        times = {m: t for m, t in every.items() if t >= wall_start}
+        for _ in range(600):  # wait for the backlog (at most a minute)
+            with receiver.lock:
+                if all(m in receiver.arrivals for m in times):
+                    break
+            await asyncio.sleep(0.1)
+        drained = time.monotonic() - wall
+        out["server_cpu_ms_per_move"] = round((cpu_seconds(server.pid) - cpu) * 1000 / moves, 3)
+        with receiver.lock:
+            arrivals = dict(receiver.arrivals)
+        latency = [arrivals[m] - times[m] for m in arrivals if m in times]
+        out.update(
+            {
+                "webhooks_written": len(times),
+                "webhooks_received_during": during,
+                "webhooks_per_s": round(during / elapsed, 1),
+                "backlog_at_end": len(times) - during,
+                "backlog_drained_s": round(drained, 2),
+                "latency_p50_ms": _pct(latency, 0.5),
+                "latency_p99_ms": _pct(latency, 0.99),
+                "latency_max_ms": _pct(latency, 1.0),
+            }
+        )
+        return out
+
+
+async def run(dbs: list[str], tables: int, seconds: float) -> JSON:
+    results: JSON = {}
+    env = {"WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_LOOPBACK": "true", "LOG_LEVEL": "WARNING"}
+    for kind in dbs:
+        for name in ("without", "with"):
+            async with database(kind) as url, serve(url, env) as server:
+                receiver = Receiver() if name == "with" else None
+                try:
+                    result = await phase(server, url, tables, seconds, receiver)
+                finally:
+                    if receiver is not None:
+                        receiver.close()
+            results[f"{kind}_{name}"] = result
+            print(kind, name, json.dumps(result), flush=True)
+    return results
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=100)
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--db", nargs="+", default=["postgresql", "sqlite"])
+    args = p.parse_args()
+    results = uvloop.run(run(args.db, args.tables, args.seconds))
+    print(json.dumps({"tables": args.tables, "seconds": args.seconds, **results}))
+
+
+if __name__ == "__main__":
+    main()
