@@ -44,6 +44,7 @@ from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
 from app.service.bus import RedisBus
+from app.service.clocks import DeadlineRunner
 from app.service.hub import Hub
 from app.service.notifications import Channel, Dispatcher, Preferences, WebhookChannel
 from app.service.rate_limits import RateLimits
@@ -141,7 +142,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cache_seconds=settings.token_cache_seconds,
             lifetime=timedelta(days=lifetime) if lifetime > 0 else None,
         )
-        service = TableService(db, hub, rate_limits, settings.public_url, tokens)
+        service = TableService(
+            db,
+            hub,
+            rate_limits,
+            settings.public_url,
+            tokens,
+            abandon_after=timedelta(days=settings.abandon_after_days),
+        )
         readiness = app.state.readiness = health.Readiness()
         readiness.add("database", database_check(db))
         if settings.redis_url is not None:
@@ -163,6 +171,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         app.state.bots = bots
         await bots.start()
+        deadlines = DeadlineRunner(
+            service,
+            scan_interval=settings.clock_scan_interval,
+            lease_seconds=settings.clock_lease_seconds,
+        )
+        app.state.deadlines = deadlines
+        await deadlines.start()
         targets = Targets(
             allow_http=settings.webhook_allow_http,
             allow_private=settings.webhook_allow_private,
@@ -197,6 +212,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
+            await deadlines.stop()
             await dispatcher.stop()
             await sender.close()
             await bots.stop()

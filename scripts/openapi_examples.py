@@ -184,6 +184,19 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call("DELETE", "/v1/tables/{table_id}/bot", ada, table_id=with_bot)
         await rec.call("POST", "/v1/tables/{table_id}/rematch", bo, {}, table_id=tid)
         await rec.call("POST", "/v1/tables/{table_id}/resign", ada, {}, table_id=tid)
+        # A clocked table whose player to move lets their second run out: the other claims.
+        clocked = {"clock": {"control": "per_move", "seconds": 1, "policy": "claim"}}
+        r = await http.post("/v1/tables", json=clocked, headers=ada.auth)
+        timed = r.json()["table_id"]
+        await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)
+        await http.post(f"/v1/tables/{timed}/start", headers=ada.auth)
+        while True:
+            view = (await http.get(f"/v1/tables/{timed}", headers=ada.auth)).json()
+            if view["clock"]["expired"] is not None:
+                break
+            await asyncio.sleep(0.1)
+        claimer = players[1 - view["clock"]["expired"]]
+        await rec.call("POST", "/v1/tables/{table_id}/claim", claimer, {}, table_id=timed)
         r = await http.post("/v1/tables", json={"rated": True}, headers=ada.auth)
         rated = r.json()["table_id"]
         await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)

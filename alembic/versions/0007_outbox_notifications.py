@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007_outbox"
-down_revision: str | None = "0005_tokens"  # TEMP until main has 0006_clocks
+down_revision: str | None = "0006_clocks"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

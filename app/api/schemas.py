@@ -203,7 +203,7 @@ class MatchRecordOut(BaseModel):
         default=None, description="the bot in the other seat, if a bot held it"
     )
     result: Literal["win", "loss"]
-    reason: Literal["target", "resignation"]
+    reason: Literal["target", "resignation", "timeout", "abandoned"]
     scores: SideScores
     final_scores: SideScores
     finished_at: str
@@ -211,6 +211,24 @@ class MatchRecordOut(BaseModel):
     rating: RatingChangeOut | None = Field(
         default=None, description="what the match did to your rating; null when casual"
     )
+
+
+BotLevel = Literal["easy", "medium", "hard"]
+
+
+class TimeControlIn(Body):
+    """A table's clock (docs/clocks.md): none, per_move (each turn within ``seconds``) or bank
+    (``seconds`` to start, ``bonus`` after each turn, never above ``cap``), and what a timeout
+    does (``policy``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    control: Literal["none", "per_move", "bank"] = "none"
+    seconds: float | None = Field(None, gt=0, le=30 * 86400)
+    bonus: float | None = Field(None, ge=0, le=30 * 86400)
+    cap: float | None = Field(None, gt=0, le=30 * 86400)
+    policy: Literal["claim", "forfeit", "autoplay"] | None = None
+    autoplay_level: BotLevel | None = None
 
 
 class TableCreate(Body):
@@ -225,6 +243,10 @@ class TableCreate(Body):
                     "deck_design": "royal",
                 },
                 {"preset": "standard", "rated": True},
+                {
+                    "preset": "standard",
+                    "clock": {"control": "bank", "seconds": 86400, "bonus": 3600, "cap": 172800},
+                },
             ],
             # A rated table plays its preset unchanged (its category is the preset).
             "if": {"properties": {"rated": {"const": True}}, "required": ["rated"]},
@@ -248,6 +270,7 @@ class TableCreate(Body):
         strict=True,
         description="Rated: its finished matches move ratings (preset unchanged only).",
     )
+    clock: TimeControlIn | None = Field(None, description="the time control; default none")
 
 
 class JoinBody(Body):
@@ -264,9 +287,6 @@ class SeatOut(BaseModel):
     bot_level: str | None = Field(description="easy, medium or hard for a bot's seat")
     bot_name: str | None = Field(None, description="a bot's display name: TITO, CARMEN, LUNA")
     deck_design: DeckDesign | None
-
-
-BotLevel = Literal["easy", "medium", "hard"]
 
 
 class BotBody(Body):
@@ -345,6 +365,9 @@ class TableOut(BaseModel):
     role: Literal["seat", "spectator"]
     seats: list[SeatOut]
     game: dict[str, Any] | None = Field(description="engine view (app.engine.views.view)")
+    clock: dict[str, Any] = Field(
+        description="the time control, each seat's time left and the deadline, as server times"
+    )
     invite_code: str | None = Field(None, description="Seat 0 only, until seat 1 is taken.")
     invite_url: str | None = None
 
@@ -483,7 +506,7 @@ class HandOut(BaseModel):
     table_id: str
     match_number: int
     hand_number: int
-    ended_by: Literal["hand_over", "resignation"]
+    ended_by: Literal["hand_over", "resignation", "timeout", "abandoned"]
     commitment: str = Field(description="SHA-256 hex of f'{seed}:{nonce}', sent at the deal.")
     seed: str
     nonce: str

@@ -656,6 +656,27 @@ def _resign(state: MatchState, seat: int) -> tuple[MatchState, list[Event]]:
     return new, events + _finish(new, _opponent(seat), "resignation")
 
 
+# How a match ends without being played out, besides a resignation: the seat's time ran out
+# (a ``forfeit`` table, or a claim once it did), or the seat made no move for so long that the
+# waiting player claimed the match. The server's clock decides when; the engine only applies it.
+FORFEIT_REASONS = ("timeout", "abandoned")
+# A forfeit as a record's action: what a verifier replays for a ``timed_out`` event.
+FORFEIT = "forfeit"
+
+
+def forfeit(state: MatchState, seat: int, reason: str) -> tuple[MatchState, list[Event]]:
+    """``seat`` loses the match for ``reason`` (one of FORFEIT_REASONS), as by resigning."""
+    if seat not in (0, 1):
+        raise RuleError("not_a_seat", f"seat must be 0 or 1, not {seat!r}")
+    if reason not in FORFEIT_REASONS:
+        raise RuleError("unknown_reason", f"no forfeit for {reason!r}")
+    if state.status != PLAYING:
+        raise RuleError("match_over", "the match is over")
+    new = state.copy()
+    events = [Event("timed_out", {"seat": seat, "reason": reason})]
+    return new, events + _finish(new, _opponent(seat), reason)
+
+
 def _next_hand(state: MatchState) -> tuple[MatchState, list[Event]]:
     new = state.copy()
     dealer = new.next_dealer if new.next_dealer is not None else new.hand.dealer

@@ -26,7 +26,17 @@ from typing import Any
 
 from app.engine.cards import codes, commitment, mask_codes
 from app.engine.errors import RuleError
-from app.engine.game import NEXT_HAND, Action, Event, MatchState, apply, deal_hand, new_match
+from app.engine.game import (
+    FORFEIT,
+    NEXT_HAND,
+    Action,
+    Event,
+    MatchState,
+    apply,
+    deal_hand,
+    forfeit,
+    new_match,
+)
 from app.engine.rules import Ruleset
 
 FORMAT = "ginrummy-match-record"
@@ -145,6 +155,11 @@ def _play(state: MatchState, move: Any, where: str) -> tuple[MatchState, list[Ev
     if not isinstance(move, Mapping):
         raise RecordMismatchError(where, f"not an action: {move!r}")
     try:
+        if move.get("kind") == FORFEIT:
+            seat = move.get("seat")
+            if not isinstance(seat, int) or isinstance(seat, bool):
+                raise RuleError("not_a_seat", f"seat must be 0 or 1, not {seat!r}")
+            return forfeit(state, seat, str(move.get("reason")))
         action = Action.from_dict(move)
         seat = 0 if action.kind == NEXT_HAND else move.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool):

@@ -6,12 +6,14 @@ these only add the table's own rules: who sits where, who starts, when a rematch
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Action, Event, Ruleset, apply, new_match
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.store.models import utcnow
 from app.store.repo import Change, Loaded, SeatInfo
 
 DECK_DESIGNS = ("classic", "royal", "neon", "forest")
@@ -52,6 +54,10 @@ class Context:
     actor: Actor
     seat: int | None
     seed: str
+    # The server's time of the decision, and how long a seat to move may stay silent before
+    # the waiting seat may claim the match (``app.service.clocks``).
+    now: datetime = field(default_factory=utcnow)
+    abandon_after: timedelta = timedelta(days=14)
 
 
 class Command(Protocol):

@@ -17,7 +17,7 @@ from sqlalchemy import or_, select
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Event, MatchState
-from app.engine.game import NEXT_HAND
+from app.engine.game import FORFEIT, NEXT_HAND
 from app.engine.verify import FORMAT, VERSION
 from app.service.errors import ConflictError, NotFoundError
 from app.store import Database, repo
@@ -34,6 +34,7 @@ _ACTION_OF_EVENT = {
     "knocked": "knock",
     "big_gin": "big_gin",
     "resigned": "resign",
+    "timed_out": FORFEIT,
 }
 _WITH_CARD = ("discard", "knock")
 
@@ -131,6 +132,8 @@ def build(
             action: dict[str, Any] = {"seat": public["seat"], "kind": kind}
             if kind in _WITH_CARD:
                 action["card"] = public["card"]
+            if kind == FORFEIT:
+                action["reason"] = public["reason"]
             hands[-1]["actions"].append(action)
         elif event.type == "hand_over" and hands:
             hands[-1]["result"] = public

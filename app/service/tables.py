@@ -46,7 +46,7 @@ from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT
-from app.service import ratings
+from app.service import clocks, ratings
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
     ConflictError,
@@ -112,8 +112,11 @@ class TableService:
         rate_limits: RateLimits,
         public_url: str = "",
         tokens: Tokens | None = None,
+        *,
+        abandon_after: timedelta = timedelta(days=14),
     ) -> None:
         self.db = db
+        self.abandon_after = abandon_after
         self.hub = hub
         self.rate_limits = rate_limits
         self.public_url = public_url.rstrip("/")
@@ -190,14 +193,17 @@ class TableService:
         idempotency: Idempotency | None = None,
         *,
         rated: bool = False,
+        clock: dict[str, Any] | None = None,
     ) -> Result:
-        """A table with the actor in seat 0 (201); the ruleset is validated by the engine."""
+        """A table with the actor in seat 0 (201); the ruleset is validated by the engine, the
+        time control by ``clocks.parse_control``."""
         if idempotency is not None:
             replay = await self._replay(actor, idempotency)
             if replay is not None:
                 return replay
         rules = make_ruleset(preset, overrides)
         ratings.check_rated(rated, overrides)
+        clock_state = clocks.parse_control(clock)
         table = Table(
             id=uuid.uuid4().hex,
             created_by=actor.player_id,
@@ -230,10 +236,10 @@ class TableService:
             },
         )
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
-        body = self.render(Loaded(table, seats, None), actor)
+        body = self.render(Loaded(table, seats, None, clock_state), actor)
 
         def write(conn: Connection) -> None:
-            repo.add_table(conn, table, seat, created)
+            repo.add_table(conn, table, seat, created, clock_state)
             _remember(conn, actor, idempotency, 201, body)
 
         try:
@@ -291,6 +297,7 @@ class TableService:
             "role": "spectator" if seat is None else "seat",
             "seats": [_seat_json(loaded, s) for s in (0, 1)],
             "game": None if loaded.state is None else view(loaded.state, seat),
+            "clock": clocks.clock_view(loaded.clock, utcnow()),
         }
         if seat == 0 and loaded.seat_info(1) is None:
             out["invite_code"] = table.invite_code
@@ -401,10 +408,12 @@ class TableService:
         loaded = self._tables.get(table_id) if cached else None
         if loaded is not None:
             with contextlib.suppress(ServiceError, RuleError):
-                return loaded, _decide_on(loaded, actor, command, expected_version), False
+                change = _decide_on(loaded, actor, command, expected_version, self.abandon_after)
+                return loaded, change, False
         loaded = await self.load(table_id)
         self._tables.put(table_id, loaded)
-        return loaded, _decide_on(loaded, actor, command, expected_version), True
+        change = _decide_on(loaded, actor, command, expected_version, self.abandon_after)
+        return loaded, change, True
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -476,7 +485,7 @@ class TableService:
             "table_id": table_id,
             "match_number": match,
             "hand_number": hand,
-            "ended_by": "hand_over" if result else "resignation",
+            "ended_by": "hand_over" if result else state.finish_reason,
             "commitment": start.public["commitment"],
             "seed": seed,
             "nonce": nonce,
@@ -493,12 +502,19 @@ class TableService:
 
 
 def _decide_on(
-    loaded: Loaded, actor: Actor, command: Command, expected_version: int | None
+    loaded: Loaded,
+    actor: Actor,
+    command: Command,
+    expected_version: int | None,
+    abandon_after: timedelta,
 ) -> Change:
     if expected_version is not None and loaded.table.version != expected_version:
         raise _stale(loaded.table.version, expected_version)
-    context = Context(loaded, actor, seat_of(loaded, actor), secrets.token_hex(32))
+    now = utcnow()
+    seat = seat_of(loaded, actor)
+    context = Context(loaded, actor, seat, secrets.token_hex(32), now, abandon_after)
     change = command.decide(context)
+    clocks.attach(loaded, change, actor, now)
     ratings.attach(loaded, change)
     # The notifications it causes, written with it (``app.store.outbox``) and sent live.
     after = repo.project(loaded, change)

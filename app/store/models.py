@@ -249,6 +249,20 @@ class RatingChange(Base):
     __table_args__ = (Index("ix_rating_changes_player", "player_id", "created_at"),)
 
 
+class Clock(Base):
+    """A clocked table's time control and its seats' time (``app.service.clocks``; migration
+    0005). ``deadline`` is when the running seat's time runs out (None: no clock running); the
+    deadline runner that acts on it holds ``lease_owner`` until ``lease_until``."""
+
+    __tablename__ = "clocks"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    state: Mapped[dict[str, Any]]
+    deadline: Mapped[datetime | None] = mapped_column(index=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_until: Mapped[datetime | None]
+
+
 class NotificationSettings(Base):
     """A player's notification choices (``app.service.notifications``; migration 0007).
 

@@ -23,6 +23,7 @@ from app.store import outbox
 from app.store.db import Database, dump_json
 from app.store.models import (
     ChatMessage,
+    Clock,
     EventRow,
     FinishedMatch,
     IdempotencyKey,
@@ -58,6 +59,9 @@ class Loaded:
     table: Table
     seats: list[SeatInfo]
     state: MatchState | None
+    # A clocked table's clock (``app.service.clocks``), and when the match last moved.
+    clock: dict[str, Any] | None = None
+    moved_at: datetime | None = None
 
     def seat_of(self, player_id: str | None) -> int | None:
         for s in self.seats:
@@ -101,6 +105,16 @@ class Change:
     # Notifications to players who are away, written to the outbox in the same transaction
     # (``app.store.outbox``; only for players with a channel).
     notes: list[outbox.Note] = field(default_factory=list)
+    # A clocked table's clock after the change (None: unchanged), and its next deadline.
+    clock: ClockWrite | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClockWrite:
+    """A clock's new state and the deadline it implies (written with the change)."""
+
+    state: dict[str, Any]
+    deadline: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +152,19 @@ async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
     ).scalar_one_or_none()
 
 
-def add_table(conn: Connection, table: Table, seat0: Seat, created: Event) -> None:
-    """A new table, its creator in seat 0, and its first log entry (seq 1)."""
+def add_table(
+    conn: Connection,
+    table: Table,
+    seat0: Seat,
+    created: Event,
+    clock: dict[str, Any] | None = None,
+) -> None:
+    """A new table, its creator in seat 0, its first log entry (seq 1), and its clock if any."""
     conn.execute(insert(_TABLES), {c.key: getattr(table, c.key) for c in _TABLES.columns})
     conn.execute(insert(_SEAT_TABLE), {c.key: getattr(seat0, c.key) for c in _SEAT_TABLE.columns})
     conn.execute(_INSERT_EVENTS, [_event_values(table.id, 1, 0, None, created, now=utcnow())])
+    if clock is not None:
+        conn.execute(insert(_CLOCKS), {"table_id": table.id, "state": clock, "deadline": None})
 
 
 async def load(session: AsyncSession, table_id: str) -> Loaded | None:
@@ -162,24 +184,32 @@ async def load(session: AsyncSession, table_id: str) -> Loaded | None:
     ).all()
     seats = [SeatInfo(s.seat, s.player_id, name, s.bot_level, s.deck_design) for s, name in rows]
     state = None
+    moved_at = None
     if table.match_number:
-        snap = await session.get(Snapshot, (table_id, table.match_number))
-        state = None if snap is None else MatchState.from_dict(snap.state)
-    return Loaded(table, seats, state)
+        snap = await session.get(Snapshot, (table_id, table.match_number), populate_existing=True)
+        if snap is not None:
+            state, moved_at = MatchState.from_dict(snap.state), snap.updated_at
+    clock = (
+        await session.execute(select(_CLOCKS.c.state).where(_CLOCKS.c.table_id == table_id))
+    ).scalar_one_or_none()
+    return Loaded(table, seats, state, clock, moved_at)
 
 
 # A table, its seats (with the players' names) and its current snapshot in one statement: one
 # round trip and one moment (a single statement sees one snapshot even in READ COMMITTED), where
-# the ORM took three statements inside BEGIN/COMMIT. JSON comes back as text for orjson.
+# the ORM took four statements inside BEGIN/COMMIT. JSON comes back as text for orjson. It must
+# read everything ``load`` reads (the clock and when the match last moved included).
 _LOAD_PG = """
 SELECT t.id, t.created_by, t.preset, t.rules::text, t.invite_code, t.status, t.match_number,
     t.version, t.last_seq, t.created_at, t.rated,
     (SELECT json_agg(json_build_array(s.seat, s.player_id, p.name, s.bot_level, s.deck_design)
         ORDER BY s.seat)::text
      FROM seats s LEFT JOIN players p ON p.id = s.player_id WHERE s.table_id = t.id),
-    (SELECT n.state::text FROM snapshots n
-     WHERE n.table_id = t.id AND n.match_number = t.match_number)
-FROM tables t WHERE t.id = $1
+    n.state::text, n.updated_at,
+    (SELECT c.state::text FROM clocks c WHERE c.table_id = t.id)
+FROM tables t
+LEFT JOIN snapshots n ON n.table_id = t.id AND n.match_number = t.match_number
+WHERE t.id = $1
 """
 
 
@@ -195,7 +225,7 @@ async def load_table(db: Database, table_id: str) -> Loaded | None:
     if row is None:
         return None
     (id_, created_by, preset, rules, invite_code, status, match_number, version, last_seq,
-     created_at, rated, seats_json, state_json) = row  # fmt: skip
+     created_at, rated, seats_json, state_json, moved_at, clock_json) = row  # fmt: skip
     table = Table(
         id=id_,
         created_by=created_by,
@@ -213,7 +243,10 @@ async def load_table(db: Database, table_id: str) -> Loaded | None:
     state = None
     if match_number and state_json is not None:
         state = MatchState.from_dict(orjson.loads(state_json))
-    return Loaded(table, seats, state)
+    else:
+        moved_at = None
+    clock = orjson.loads(clock_json) if clock_json is not None else None
+    return Loaded(table, seats, state, clock, moved_at)
 
 
 async def load_match_state(session: AsyncSession, table_id: str, match: int) -> MatchState | None:
@@ -337,10 +370,21 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 "created_at": now,
             },
         )
+    if change.clock is not None:
+        conn.execute(
+            update(_CLOCKS)
+            .where(_CLOCKS.c.table_id == table.id)
+            .values(
+                state=change.clock.state,
+                deadline=change.clock.deadline,
+                lease_owner=None,
+                lease_until=None,
+            )
+        )
     outbox.write_notes(conn, change.notes, now)
     for write in change.writes:
         write(conn)
-    return _committed(loaded, change, planned, version, last_seq)
+    return _committed(loaded, change, planned, version, last_seq, now=now)
 
 
 def _planned_events(
@@ -374,6 +418,8 @@ def _committed(
     planned: list[tuple[Event, int | None, dict[str, Any] | None]],
     version: int,
     last_seq: int,
+    *,
+    now: datetime,
 ) -> Committed:
     """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``."""
     table = loaded.table
@@ -402,7 +448,9 @@ def _committed(
         for _, s in sorted(by_seat.items())
     ]
     state = loaded.state if change.state is None else change.state
-    return Committed(version, stored, Loaded(after, seats, state))
+    clock = loaded.clock if change.clock is None else change.clock.state
+    moved_at = loaded.moved_at if change.state is None else now
+    return Committed(version, stored, Loaded(after, seats, state, clock, moved_at))
 
 
 def project(loaded: Loaded, change: Change) -> Loaded:
@@ -410,7 +458,8 @@ def project(loaded: Loaded, change: Change) -> Loaded:
     notifications of a change are decided on before it is written."""
     table = loaded.table
     planned = _planned_events(loaded, change)
-    return _committed(loaded, change, planned, table.version, table.last_seq).after
+    now = utcnow()
+    return _committed(loaded, change, planned, table.version, table.last_seq, now=now).after
 
 
 def _plain(loaded: Loaded, change: Change) -> bool:
@@ -424,6 +473,7 @@ def _plain(loaded: Loaded, change: Change) -> bool:
         and not change.deck_designs
         and change.chat is None
         and not change.writes
+        and change.clock is None
         and not finishes(loaded, change)
     )
 
@@ -456,6 +506,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     table = loaded.table
     assert change.state is not None
     planned = _planned_events(loaded, change)
+    now = utcnow()
     notes = outbox.pg_arrays(change.notes, dump_json) if change.notes else []
     row = await db.fetchrow_driver(
         _PLAIN_PG_NOTES if notes else _PLAIN_PG,
@@ -465,7 +516,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
         len(planned),
         change.status,
         table.match_number,
-        utcnow(),
+        now,
         [hand for _, hand, _ in planned],
         [event.type for event, _, _ in planned],
         [dump_json(event.to_dict()) for event, _, _ in planned],
@@ -476,7 +527,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     if row is None:
         raise VersionConflictError(table.id)
     version, last_seq = row
-    return _committed(loaded, change, planned, version, last_seq)
+    return _committed(loaded, change, planned, version, last_seq, now=now)
 
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
@@ -513,6 +564,7 @@ _GUARDED_UPDATE = (
     .returning(_TABLES.c.version, _TABLES.c.last_seq)
 )
 _SEAT_TABLE = cast(sa.Table, Seat.__table__)
+_CLOCKS = cast(sa.Table, Clock.__table__)
 _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_SNAPSHOT = insert(_SNAPSHOTS)
 _UPDATE_SNAPSHOT = update(_SNAPSHOTS).where(
@@ -743,3 +795,41 @@ async def tables_in_play(session: AsyncSession) -> int:
     """How many tables have a match being played."""
     query = select(sa.func.count()).select_from(Table).where(Table.status == "playing")
     return int((await session.execute(query)).scalar_one())
+
+
+# Clocks: which server process acts on each due deadline (``app.service.clocks``).
+
+
+async def due_clocks(session: AsyncSession, now: datetime, limit: int = 100) -> list[str]:
+    """Tables whose deadline has passed and whose clock no live lease covers, earliest first."""
+    query = (
+        select(_CLOCKS.c.table_id)
+        .where(
+            _CLOCKS.c.deadline <= now,
+            or_(_CLOCKS.c.lease_owner.is_(None), _CLOCKS.c.lease_until < now),
+        )
+        .order_by(_CLOCKS.c.deadline)
+        .limit(limit)
+    )
+    return list((await session.execute(query)).scalars().all())
+
+
+async def claim_clock(
+    session: AsyncSession, table_id: str, owner: str, now: datetime, until: datetime
+) -> bool:
+    """Take the lease of a due clock for ``owner`` unless another process holds it (one
+    conditional UPDATE, as ``claim_bot_seat``)."""
+    result = await session.execute(
+        update(_CLOCKS)
+        .where(
+            _CLOCKS.c.table_id == table_id,
+            _CLOCKS.c.deadline <= now,
+            or_(
+                _CLOCKS.c.lease_owner.is_(None),
+                _CLOCKS.c.lease_owner == owner,
+                _CLOCKS.c.lease_until < now,
+            ),
+        )
+        .values(lease_owner=owner, lease_until=until)
+    )
+    return bool(getattr(result, "rowcount", 0) == 1)

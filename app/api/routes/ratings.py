@@ -9,7 +9,14 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import CurrentActor, ServiceDep
-from app.api.schemas import OPPONENT_ID, PLAYER_ID, TABLE_ID, PlayerOut, error_responses
+from app.api.schemas import (
+    OPPONENT_ID,
+    PLAYER_ID,
+    TABLE_ID,
+    PlayerOut,
+    RatingChangeOut,
+    error_responses,
+)
 from app.engine import PRESETS
 from app.service import ratings, records
 from app.service.errors import NotFoundError
@@ -80,16 +87,12 @@ class CategoryRatingOut(BaseModel):
     last_played_at: str
 
 
-class RatingHistoryOut(BaseModel):
+class RatingHistoryOut(RatingChangeOut):
+    """One rated match in a player's history: its rating change, which match and its result."""
+
     match_id: str
     result: str
     at: str
-    category: str
-    before: float
-    after: float
-    change: float
-    deviation: float
-    provisional: bool
 
 
 class ProfileOut(BaseModel):

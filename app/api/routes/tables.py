@@ -24,6 +24,7 @@ from app.api.schemas import (
     Versioned,
     error_responses,
 )
+from app.service.clocks import Claim
 from app.service.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, Start
 
 router = APIRouter(tags=["tables"], route_class=StrictJSONRoute)
@@ -45,6 +46,7 @@ async def create_table(body: TableCreate, caller: CommandCaller) -> JSONResponse
         body.deck_design,
         caller.idempotency,
         rated=body.rated,
+        clock=None if body.clock is None else body.clock.model_dump(exclude_none=True),
     )
     return command_response(result)
 
@@ -98,6 +100,15 @@ async def rematch(
 ) -> JSONResponse:
     """Either seated player starts a new match at the same table and seats, once it is over."""
     return await submit(caller, table_id, Rematch(), body)
+
+
+@router.post("/v1/tables/{table_id}/claim", **COMMAND_ROUTE)
+async def claim(
+    table_id: str, caller: CommandCaller, body: Annotated[Versioned | None, Body()] = None
+) -> JSONResponse:
+    """Claim the match: your opponent's time ran out at a ``claim`` table, or they made no move
+    for the abandonment time (409 ``nothing_to_claim`` otherwise)."""
+    return await submit(caller, table_id, Claim(), body)
 
 
 @router.put("/v1/tables/{table_id}/deck", **COMMAND_ROUTE)

@@ -376,6 +376,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim
+         * @description Claim the match: your opponent's time ran out at a ``claim`` table, or they made no move
+         *     for the abandonment time (409 ``nothing_to_claim`` otherwise).
+         */
+        post: operations["claim_v1_tables__table_id__claim_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables/{table_id}/deck": {
         parameters: {
             query?: never;
@@ -804,7 +825,7 @@ export interface components {
              * Ended By
              * @enum {string}
              */
-            ended_by: "hand_over" | "resignation";
+            ended_by: "hand_over" | "resignation" | "timeout" | "abandoned";
             /** Events */
             events: {
                 [key: string]: unknown;
@@ -891,7 +912,7 @@ export interface components {
              * Reason
              * @enum {string}
              */
-            reason: "target" | "resignation";
+            reason: "target" | "resignation" | "timeout" | "abandoned";
             /**
              * Result
              * @enum {string}
@@ -969,7 +990,10 @@ export interface components {
             /** Provisional */
             provisional: boolean;
         };
-        /** RatingHistoryOut */
+        /**
+         * RatingHistoryOut
+         * @description One rated match in a player's history: its rating change, which match and its result.
+         */
         RatingHistoryOut: {
             /** After */
             after: number;
@@ -1034,6 +1058,8 @@ export interface components {
         };
         /** TableCreate */
         TableCreate: {
+            /** @description the time control; default none */
+            clock?: components["schemas"]["TimeControlIn"] | null;
             /**
              * Deck Design
              * @default classic
@@ -1080,6 +1106,13 @@ export interface components {
          * @description A table as the caller may see it; ``game`` is the engine's view for the caller.
          */
         TableOut: {
+            /**
+             * Clock
+             * @description the time control, each seat's time left and the deadline, as server times
+             */
+            clock: {
+                [key: string]: unknown;
+            };
             /**
              * Game
              * @description engine view (app.engine.views.view)
@@ -1149,6 +1182,30 @@ export interface components {
              * @description Opens one WebSocket as you: `?ticket=`; single use.
              */
             ticket: string;
+        };
+        /**
+         * TimeControlIn
+         * @description A table's clock (docs/clocks.md): none, per_move (each turn within ``seconds``) or bank
+         *     (``seconds`` to start, ``bonus`` after each turn, never above ``cap``), and what a timeout
+         *     does (``policy``).
+         */
+        TimeControlIn: {
+            /** Autoplay Level */
+            autoplay_level?: ("easy" | "medium" | "hard") | null;
+            /** Bonus */
+            bonus?: number | null;
+            /** Cap */
+            cap?: number | null;
+            /**
+             * Control
+             * @default none
+             * @enum {string}
+             */
+            control: "none" | "per_move" | "bank";
+            /** Policy */
+            policy?: ("claim" | "forfeit" | "autoplay") | null;
+            /** Seconds */
+            seconds?: number | null;
         };
         /** TokenCreate */
         TokenCreate: {
@@ -2151,6 +2208,89 @@ export interface operations {
             };
             /** @description too many chat lines */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    claim_v1_tables__table_id__claim_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Versioned"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

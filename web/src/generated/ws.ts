@@ -142,6 +142,7 @@ export interface ViewMessage {
  * A table as the caller may see it; ``game`` is the engine's view for the caller.
  */
 export interface TableOut {
+  clock: Clock;
   game: Game;
   invite_code?: InviteCode;
   invite_url?: InviteUrl;
@@ -156,6 +157,12 @@ export interface TableOut {
   table_id: TableId;
   version: Version;
   you: You;
+  [k: string]: unknown;
+}
+/**
+ * the time control, each seat's time left and the deadline, as server times
+ */
+export interface Clock {
   [k: string]: unknown;
 }
 export interface Rules {
