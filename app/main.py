@@ -197,6 +197,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             backoff_max=settings.notify_backoff_max,
         )
         service.on_notes = dispatcher.wake
+        service.warn_at = settings.notify_time_running_out
         await dispatcher.start()
         purger = asyncio.create_task(
             purge_idempotency_keys(

@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     notify_backoff_max: float = 3600.0
     # Webhooks (``app.service.webhooks``): the timeout of one POST, and which targets are
     # allowed besides https to public addresses (http; private networks; loopback).
+    # ``time_running_out`` goes to the person to move on a clocked table when this fraction of
+    # their turn's time is left (0: never).
+    notify_time_running_out: float = 0.2
     webhook_timeout: float = 10.0
     webhook_allow_http: bool = False
     webhook_allow_private: bool = False

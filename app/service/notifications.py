@@ -47,6 +47,7 @@ from app.service.webhooks import Targets, WebhookSender, check_target, new_secre
 from app.store import Database
 from app.store import outbox as store
 from app.store.models import NotificationSettings, OutboxRow, utcnow
+from app.store.repo import Change, Loaded
 
 log = logging.getLogger(__name__)
 
@@ -268,6 +269,9 @@ class Dispatcher:
             if row.kind == "your_turn" and recipient.reminders == "digest":
                 digest.append(row)
                 continue
+            if row.kind == "time_running_out" and await self._stale(row):
+                outcomes.append(Outcome([row.id], status="stale"))
+                continue
             data = {"table_id": row.table_id, **row.payload}
             outcome = await self._send(recipient, [row], row.kind, data, row.message_id)
             outcomes.append(outcome)
@@ -289,6 +293,14 @@ class Dispatcher:
             outcomes.append(outcome)
             return outcome.next_at
         return None
+
+    async def _stale(self, row: OutboxRow) -> bool:
+        """Whether a ``time_running_out`` no longer holds: the turn's deadline has moved."""
+        if row.table_id is None:
+            return True
+        async with self.db.read() as session:
+            due = await store.clock_deadline(session, row.table_id)
+        return due is None or due.isoformat() != row.payload.get("deadline")
 
     async def _send(
         self,
@@ -373,6 +385,34 @@ class Outcome:
                 channels_done=self.done,
                 error=self.error,
             )
+
+
+def time_running_out(
+    loaded: Loaded, change: Change, now: datetime, fraction: float
+) -> store.Note | None:
+    """The ``time_running_out`` notice of a turn that ``change`` starts on a clocked table: due
+    when ``fraction`` of the turn's time is left (``notify_time_running_out``), for the person
+    to move. The dispatcher drops it (``stale``) if the deadline has changed by then."""
+    clock = change.clock
+    if fraction <= 0 or clock is None or clock.deadline is None:
+        return None
+    seat, since = clock.state.get("seat"), clock.state.get("since")
+    if seat is None or clock.state.get("expired") is not None:
+        return None
+    before = loaded.clock
+    if before is not None and before.get("seat") == seat and before.get("since") == since:
+        return None  # the same turn goes on
+    info = next((s for s in [*change.seats, *loaded.seats] if s.seat == seat), None)
+    if info is None or info.player_id is None:
+        return None
+    left = (clock.deadline - now).total_seconds() * fraction
+    return store.Note.new(
+        info.player_id,
+        "time_running_out",
+        loaded.table.id,
+        {"seat": seat, "deadline": clock.deadline.isoformat(), "remaining_seconds": round(left, 3)},
+        not_before=clock.deadline - timedelta(seconds=left),
+    )
 
 
 class Preferences:

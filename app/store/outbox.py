@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy import Connection, and_, bindparam, insert, literal, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.store.models import NotificationSettings, OutboxRow, utcnow
+from app.store.models import Clock, NotificationSettings, OutboxRow, utcnow
 
 OUTBOX = cast(sa.Table, OutboxRow.__table__)
 SETTINGS = cast(sa.Table, NotificationSettings.__table__)
@@ -317,3 +317,9 @@ def _leased(player_id: str, owner: str) -> sa.ColumnElement[bool]:
         .where(SETTINGS.c.player_id == player_id, SETTINGS.c.lease_owner == owner)
         .exists()
     )
+
+
+async def clock_deadline(session: AsyncSession, table_id: str) -> datetime | None:
+    """The table's pending deadline (``clocks.deadline``), if it has one."""
+    query = select(Clock.deadline).where(Clock.table_id == table_id)
+    return (await session.execute(query)).scalar_one_or_none()

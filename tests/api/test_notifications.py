@@ -12,6 +12,7 @@ import signal
 import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -422,3 +423,51 @@ async def test_two_processes_deliver_each_once_in_order(
         finally:
             for client in clients:
                 await client.aclose()
+
+
+@pytest.mark.parametrize("control", ["per_move", "bank"])
+async def test_time_running_out(
+    http: httpx.AsyncClient, receiver: Receiver, notify_server: Server, control: str
+) -> None:
+    """At ``notify_time_running_out`` (0.2) of the turn's time left, the person to move hears
+    it; a turn played before that makes its notice stale (never sent)."""
+    p0, p1 = await new_player(http, "Ada"), await new_player(http, "Bo")
+    paths = [f"/p0-{p0.id}", f"/p1-{p1.id}"]
+    secrets = [
+        await hook(http, p, receiver.url + path) for p, path in zip((p0, p1), paths, strict=True)
+    ]
+    clock = {"control": control, "seconds": 5, "policy": "claim"}
+    table = await new_table(http, p0, clock=clock)
+    table_id = table["table_id"]
+    r = await http.post(f"/v1/invites/{table['invite_code']}", headers=p1.auth)
+    assert r.status_code == 200, r.text
+    r = await http.post(f"/v1/tables/{table_id}/start", headers=p0.auth)
+    assert r.status_code == 200, r.text
+    players = [p0, p1]
+    view = r.json()["table"]
+    first = int(view["game"]["hand"]["turn"])
+    # The first seat plays at once: its notice (due at 4 s) goes stale.
+    view = (await step(http, table_id, players, view))["table"]
+    second = int(view["game"]["hand"]["turn"])
+    view = await get_table(http, table_id, players[second])
+    deadline = view["clock"]["deadline"]
+    if second == first:  # the upcard was passed back: the turn goes on
+        view = (await step(http, table_id, players, view))["table"]
+        second = int(view["game"]["hand"]["turn"])
+        deadline = (await get_table(http, table_id, players[second]))["clock"]["deadline"]
+    assert second != first
+
+    def warned() -> list[Any]:
+        return [x for x in receiver.ok(paths[second]) if x.json["type"] == "time_running_out"]
+
+    notice = wait_for(warned, timeout=20, what="time_running_out")[0]
+    assert verify(secrets[second], notice)
+    data = notice.json["data"]
+    assert data["table_id"] == table_id and data["seat"] == second
+    assert data["deadline"] == deadline and 0.5 < data["remaining_seconds"] <= 1.0
+    sent = datetime.fromisoformat(notice.json["timestamp"])
+    due = datetime.fromisoformat(deadline) - timedelta(seconds=data["remaining_seconds"])
+    assert timedelta(0) <= sent - due < timedelta(seconds=2)  # not early; late by a scan
+    stale = [d for d in await deliveries(http, players[first]) if d["kind"] == "time_running_out"]
+    assert [d["status"] for d in stale] == ["stale"]
+    assert not [x for x in receiver.ok(paths[first]) if x.json["type"] == "time_running_out"]

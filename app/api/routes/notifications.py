@@ -80,7 +80,7 @@ class DeliveryOut(BaseModel):
     message_id: str = Field(description="the webhook-id header: the same on every retry")
     kind: str
     table_id: str | None
-    status: Literal["pending", "delivered", "failed", "digested", "skipped"]
+    status: Literal["pending", "delivered", "failed", "digested", "skipped", "stale"]
     attempts: int
     channels: list[str] = Field(description="the channels that have it")
     created_at: str
@@ -135,7 +135,7 @@ async def deliveries(
     actor: CurrentActor,
     preferences: PreferencesDep,
     status: Annotated[
-        Literal["pending", "delivered", "failed", "digested", "skipped"] | None, Query()
+        Literal["pending", "delivered", "failed", "digested", "skipped", "stale"] | None, Query()
     ] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> list[dict[str, Any]]:
