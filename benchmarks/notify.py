@@ -1,12 +1,12 @@
 """Notifications: webhook throughput and latency, and the outbox's cost per move.
 
-    python benchmarks/notify.py --tables 100 --seconds 10 [--db postgresql sqlite]
+    python benchmarks/notify.py --tables 100 --seconds 10 [--think 1] [--db postgresql sqlite]
 
 For each database it starts one server (``benchmarks.server.serve``: uvicorn in a subprocess,
 a fresh database) with webhooks to loopback allowed, creates ``--tables`` tables with two
 players each, and plays them all at once, as fast as the server answers (each table a loop:
-the seat to move reads its view and makes the API tests' move), in two phases of
-``--seconds``:
+the seat to move reads its view and makes the API tests' move, after ``--think`` seconds
+give or take half), in two phases of ``--seconds``:
 
 - **without**: no player has a channel: moves write no outbox rows;
 - **with**: every player has a webhook on a receiver in this process (an HTTP/1.1 server in
@@ -26,8 +26,13 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
+import random
+import socket
 import sqlite3
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from datetime import UTC, datetime
@@ -42,40 +47,72 @@ import uvloop
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.server import Server, choose, cpu_seconds, database, serve  # noqa: E402
+from benchmarks.server import (  # noqa: E402
+    Server,
+    _free_port,
+    choose,
+    cpu_seconds,
+    database,
+    serve,
+)
 
 JSON = dict[str, Any]
 
 
 class Receiver:
-    """Records (webhook-id, arrival time) of every POST; answers 204 (HTTP/1.1 keep-alive)."""
+    """A webhook receiver in a process of its own (so the load generator here does not slow
+    it): an HTTP/1.1 server answering 204, appending "webhook-id arrival-time" lines to a file.
+    """
 
-    def __init__(self) -> None:
-        self.arrivals: dict[str, float] = {}
-        self.lock = threading.Lock()
-        receiver = self
+    def __init__(self, directory: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = directory / f"arrivals-{self.port}.txt"
+        self.log.touch()
+        command = [sys.executable, __file__, "--receiver", str(self.port), str(self.log)]
+        self.process = subprocess.Popen(command)
+        deadline = time.monotonic() + 10
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the receiver did not start"
+            time.sleep(0.05)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length", "0")))
-                with receiver.lock:
-                    receiver.arrivals.setdefault(self.headers["webhook-id"], time.time())
-                self.send_response(204)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def arrivals(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for line in self.log.read_text().splitlines():
+            message_id, _, at = line.partition(" ")
+            if at:
+                out.setdefault(message_id, float(at))
+        return out
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.process.terminate()
+        self.process.wait()
+
+
+def receive(port: int, log: Path) -> None:
+    """The receiver process's body."""
+    out = log.open("a", buffering=1)
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            at = time.time()
+            with lock:
+                out.write(f"{self.headers['webhook-id']} {at}\n")
+            self.send_response(204)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 
 
 async def new_table(http: httpx.AsyncClient, hook: str | None) -> tuple[str, list[str]]:
@@ -98,8 +135,11 @@ async def new_table(http: httpx.AsyncClient, hook: str | None) -> tuple[str, lis
     return table["table_id"], tokens
 
 
-async def play(http: httpx.AsyncClient, table_id: str, tokens: list[str], until: float) -> int:
-    """Move at the table as fast as the server answers until ``until``; how many moves."""
+async def play(
+    http: httpx.AsyncClient, table_id: str, tokens: list[str], until: float, think: float
+) -> int:
+    """Move at the table until ``until``, each move after a pause of 0.5 to 1.5 x ``think``
+    seconds (0: as fast as the server answers); how many moves."""
     moves = 0
     auth = [{"Authorization": f"Bearer {t}"} for t in tokens]
     while time.monotonic() < until:
@@ -113,6 +153,8 @@ async def play(http: httpx.AsyncClient, table_id: str, tokens: list[str], until:
         if seat != 0:
             view = (await http.get(f"/v1/tables/{table_id}", headers=auth[seat])).json()
         path, body = choose(view["game"])
+        if think:
+            await asyncio.sleep(think * random.uniform(0.5, 1.5))
         r = await http.post(f"/v1/tables/{table_id}/{path}", json=body, headers=auth[seat])
         moves += r.status_code == 200
     return moves
@@ -142,22 +184,26 @@ def _pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
 
 
-async def phase(
-    server: Server, url: str, tables: int, seconds: float, receiver: Receiver | None
+async def phase(  # noqa: PLR0917
+    server: Server,
+    url: str,
+    tables: int,
+    seconds: float,
+    think: float,
+    receiver: Receiver | None,
 ) -> JSON:
     limits = httpx.Limits(max_connections=tables * 2, max_keepalive_connections=tables * 2)
     async with httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as http:
         hook = None if receiver is None else receiver.url
         seated = [await new_table(http, hook) for _ in range(tables)]
         await asyncio.sleep(1)  # the joins' notifications go out first
-        before = 0
-        if receiver is not None:
-            with receiver.lock:
-                before = len(receiver.arrivals)
+        before = 0 if receiver is None else len(receiver.arrivals())
         wall_start = time.time()
         cpu, started = cpu_seconds(server.pid), time.monotonic()
         until = started + seconds
-        counts = await asyncio.gather(*(play(http, t, tokens, until) for t, tokens in seated))
+        counts = await asyncio.gather(
+            *(play(http, t, tokens, until, think) for t, tokens in seated)
+        )
         elapsed = time.monotonic() - started
         moves = sum(counts)
         out: JSON = {
@@ -167,20 +213,18 @@ async def phase(
         if receiver is None:
             out["server_cpu_ms_per_move"] = round((cpu_seconds(server.pid) - cpu) * 1000 / moves, 3)
             return out
-        with receiver.lock:
-            during = len(receiver.arrivals) - before
+        during = len(receiver.arrivals()) - before
         wall = time.monotonic()
         every = await created_times(url)
         times = {m: t for m, t in every.items() if t >= wall_start}
         for _ in range(600):  # wait for the backlog (at most a minute)
-            with receiver.lock:
-                if all(m in receiver.arrivals for m in times):
-                    break
+            arrived = receiver.arrivals()
+            if all(m in arrived for m in times):
+                break
             await asyncio.sleep(0.1)
         drained = time.monotonic() - wall
         out["server_cpu_ms_per_move"] = round((cpu_seconds(server.pid) - cpu) * 1000 / moves, 3)
-        with receiver.lock:
-            arrivals = dict(receiver.arrivals)
+        arrivals = receiver.arrivals()
         latency = [arrivals[m] - times[m] for m in arrivals if m in times]
         out.update(
             {
@@ -197,15 +241,79 @@ async def phase(
         return out
 
 
-async def run(dbs: list[str], tables: int, seconds: float) -> JSON:
+async def timeouts(kind: str, count: int, seconds: float) -> JSON:
+    """Timeout precision: ``count`` clocked tables (per_move ``seconds``, policy claim) started
+    one after another by the same two players, nobody moving: each deadline pending at once;
+    how late each ``time_expired`` was written after its deadline."""
+    async with database(kind) as url, serve(url, {"LOG_LEVEL": "WARNING"}) as server:
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        async with httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as http:
+            auth = []
+            for name in ("A", "B"):
+                token = (await http.post("/v1/players", json={"name": name})).json()["token"]
+                auth.append({"Authorization": f"Bearer {token}"})
+            clock = {"control": "per_move", "seconds": seconds, "policy": "claim"}
+            gate = asyncio.Semaphore(32)
+            deadlines: dict[str, float] = {}
+
+            async def one() -> None:
+                async with gate:
+                    r = await http.post("/v1/tables", json={"clock": clock}, headers=auth[0])
+                    table = r.json()
+                    await http.post(f"/v1/invites/{table['invite_code']}", headers=auth[1])
+                    r = await http.post(f"/v1/tables/{table['table_id']}/start", headers=auth[0])
+                    due = r.json()["table"]["clock"]["deadline"]
+                    deadlines[table["table_id"]] = datetime.fromisoformat(due).timestamp()
+
+            started = time.monotonic()
+            await asyncio.gather(*(one() for _ in range(count)))
+            created_s = time.monotonic() - started
+            assert created_s < seconds, "the tables took longer to start than their clock"
+            expired: dict[str, float] = {}
+            for _ in range(int(seconds * 10) + 1200):
+                expired = await expired_times(url)
+                if len(expired) >= count:
+                    break
+                await asyncio.sleep(0.1)
+        late = [expired[t] - deadlines[t] for t in deadlines if t in expired]
+        return {
+            "deadlines": count,
+            "started_within_s": round(created_s, 1),
+            "expired": len(late),
+            "lateness_p50_ms": _pct(late, 0.5),
+            "lateness_p99_ms": _pct(late, 0.99),
+            "lateness_max_ms": _pct(late, 1.0),
+            "early": sum(x < 0 for x in late),
+        }
+
+
+async def expired_times(url: str) -> dict[str, float]:
+    """When each table's ``time_expired`` event was written, by table id."""
+    query = "SELECT table_id, created_at FROM events WHERE type = 'time_expired'"
+    if url.startswith("sqlite"):
+        with contextlib.closing(sqlite3.connect(url.split("///", 1)[1])) as conn:
+            rows = conn.execute(query).fetchall()
+        out = {}
+        for table_id, created in rows:
+            at = datetime.fromisoformat(created)
+            out[table_id] = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+        return out
+    conn = await asyncpg.connect(url.replace("+asyncpg", ""))
+    try:
+        return {r[0]: r[1].timestamp() for r in await conn.fetch(query)}
+    finally:
+        await conn.close()
+
+
+async def run(dbs: list[str], tables: int, seconds: float, think: float, directory: Path) -> JSON:
     results: JSON = {}
     env = {"WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_LOOPBACK": "true", "LOG_LEVEL": "WARNING"}
     for kind in dbs:
         for name in ("without", "with"):
             async with database(kind) as url, serve(url, env) as server:
-                receiver = Receiver() if name == "with" else None
+                receiver = Receiver(directory) if name == "with" else None
                 try:
-                    result = await phase(server, url, tables, seconds, receiver)
+                    result = await phase(server, url, tables, seconds, think, receiver)
                 finally:
                     if receiver is not None:
                         receiver.close()
@@ -219,9 +327,23 @@ def main() -> None:
     p.add_argument("--tables", type=int, default=100)
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--db", nargs="+", default=["postgresql", "sqlite"])
+    p.add_argument("--think", type=float, default=0.0, help="pause before each move (s)")
+    p.add_argument("--receiver", nargs=2, help=argparse.SUPPRESS)
+    p.add_argument("--timeouts", type=int, default=0, help="measure timeout lateness instead")
+    p.add_argument("--clock-seconds", type=float, default=120.0)
     args = p.parse_args()
-    results = uvloop.run(run(args.db, args.tables, args.seconds))
-    print(json.dumps({"tables": args.tables, "seconds": args.seconds, **results}))
+    if args.receiver:
+        receive(int(args.receiver[0]), Path(args.receiver[1]))
+        return
+    if args.timeouts:
+        for kind in args.db:
+            result = uvloop.run(timeouts(kind, args.timeouts, args.clock_seconds))
+            print(kind, json.dumps({**result, "load_average": os.getloadavg()}), flush=True)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        results = uvloop.run(run(args.db, args.tables, args.seconds, args.think, Path(tmp)))
+    summary = {"tables": args.tables, "seconds": args.seconds, "think": args.think}
+    print(json.dumps({**summary, "load_average": os.getloadavg(), **results}))
 
 
 if __name__ == "__main__":
