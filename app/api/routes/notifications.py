@@ -77,6 +77,26 @@ class WebhookOut(NotificationSettingsOut):
 
 
 class DeliveryOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "message_id": "msg_ee89cc6ce1a35f7ec7aa5d5e",
+                    "kind": "opponent_joined",
+                    "table_id": "acb4c8970e8d4e45a99dfa68c2f6a9df",
+                    "status": "failed",
+                    "attempts": 21,
+                    "channels": [],
+                    "created_at": "2026-11-30T16:45:15.416862+00:00",
+                    "next_at": None,
+                    "finished_at": "2026-12-01T16:45:16.002113+00:00",
+                    "last_error": "webhook: HTTP 503",
+                    "data": {"player": {"id": "3cfe9fcbf9b04ea8848383fa915650d9", "name": "Bo"}},
+                }
+            ]
+        }
+    )
+
     message_id: str = Field(description="the webhook-id header: the same on every retry")
     kind: str
     table_id: str | None
@@ -93,7 +113,7 @@ class DeliveryOut(BaseModel):
 @router.get(
     "/notifications", response_model=NotificationSettingsOut, responses=error_responses(401)
 )
-async def settings(actor: CurrentActor, preferences: PreferencesDep) -> dict[str, Any]:
+async def notification_settings(actor: CurrentActor, preferences: PreferencesDep) -> dict[str, Any]:
     """Your reminder choice and channels."""
     return await preferences.get(actor.player_id)
 
@@ -103,7 +123,7 @@ async def settings(actor: CurrentActor, preferences: PreferencesDep) -> dict[str
     response_model=NotificationSettingsOut,
     responses=error_responses(401, 413, 422),
 )
-async def update_settings(
+async def update_notification_settings(
     body: NotificationSettingsIn, actor: CurrentActor, preferences: PreferencesDep
 ) -> dict[str, Any]:
     """Choose reminders: ``each_turn``, ``digest`` (every ``digest_hours``) or ``none``."""
@@ -131,7 +151,7 @@ async def delete_webhook(actor: CurrentActor, preferences: PreferencesDep) -> di
     response_model=list[DeliveryOut],
     responses=error_responses(401, 422),
 )
-async def deliveries(
+async def notification_deliveries(
     actor: CurrentActor,
     preferences: PreferencesDep,
     status: Annotated[
