@@ -256,13 +256,20 @@ async def timeouts(kind: str, count: int, seconds: float) -> JSON:
             gate = asyncio.Semaphore(32)
             deadlines: dict[str, float] = {}
 
+            async def call(method: str, path: str, **kw: Any) -> httpx.Response:
+                for _ in range(4):  # an idle keep-alive connection the server closed
+                    with contextlib.suppress(httpx.TransportError):
+                        return await http.request(method, path, **kw)
+                return await http.request(method, path, **kw)
+
             async def one() -> None:
                 async with gate:
-                    r = await http.post("/v1/tables", json={"clock": clock}, headers=auth[0])
+                    r = await call("POST", "/v1/tables", json={"clock": clock}, headers=auth[0])
                     table = r.json()
-                    await http.post(f"/v1/invites/{table['invite_code']}", headers=auth[1])
-                    r = await http.post(f"/v1/tables/{table['table_id']}/start", headers=auth[0])
-                    due = r.json()["table"]["clock"]["deadline"]
+                    await call("POST", f"/v1/invites/{table['invite_code']}", headers=auth[1])
+                    await call("POST", f"/v1/tables/{table['table_id']}/start", headers=auth[0])
+                    view = (await call("GET", f"/v1/tables/{table['table_id']}")).json()
+                    due = view["clock"]["deadline"]
                     deadlines[table["table_id"]] = datetime.fromisoformat(due).timestamp()
 
             started = time.monotonic()
