@@ -71,7 +71,7 @@ class Receiver:
         self.log.touch()
         command = [sys.executable, __file__, "--receiver", str(self.port), str(self.log)]
         self.process = subprocess.Popen(command)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120  # its imports are slow on a loaded machine
         while True:
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", self.port)) == 0:
@@ -115,23 +115,34 @@ def receive(port: int, log: Path) -> None:
     ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 
 
+async def call(http: httpx.AsyncClient, method: str, path: str, **kw: Any) -> httpx.Response:
+    """``http.request``, again on a transport error: the server closes a keep-alive connection
+    idle for 5 s, and a loaded machine makes that race with the next request common."""
+    for _ in range(4):
+        with contextlib.suppress(httpx.TransportError):
+            return await http.request(method, path, **kw)
+    return await http.request(method, path, **kw)
+
+
 async def new_table(http: httpx.AsyncClient, hook: str | None) -> tuple[str, list[str]]:
     tokens = []
     for name in ("A", "B"):
-        r = await http.post("/v1/players", json={"name": name})
+        r = await call(http, "POST", "/v1/players", json={"name": name})
         token = r.json()["token"]
         tokens.append(token)
         if hook is not None:
-            r = await http.put(
+            r = await call(
+                http,
+                "PUT",
                 "/v1/players/me/webhook",
                 json={"url": f"{hook}/{r.json()['id']}"},
                 headers={"Authorization": f"Bearer {token}"},
             )
             assert r.status_code == 200, r.text
     auth = [{"Authorization": f"Bearer {t}"} for t in tokens]
-    table = (await http.post("/v1/tables", json={}, headers=auth[0])).json()
-    await http.post(f"/v1/invites/{table['invite_code']}", headers=auth[1])
-    await http.post(f"/v1/tables/{table['table_id']}/start", headers=auth[0])
+    table = (await call(http, "POST", "/v1/tables", json={}, headers=auth[0])).json()
+    await call(http, "POST", f"/v1/invites/{table['invite_code']}", headers=auth[1])
+    await call(http, "POST", f"/v1/tables/{table['table_id']}/start", headers=auth[0])
     return table["table_id"], tokens
 
 
@@ -143,19 +154,19 @@ async def play(
     moves = 0
     auth = [{"Authorization": f"Bearer {t}"} for t in tokens]
     while time.monotonic() < until:
-        view = (await http.get(f"/v1/tables/{table_id}", headers=auth[0])).json()
+        view = (await call(http, "GET", f"/v1/tables/{table_id}", headers=auth[0])).json()
         game = view["game"]
         if game["match"]["status"] == "finished":
-            await http.post(f"/v1/tables/{table_id}/rematch", headers=auth[0])
+            await call(http, "POST", f"/v1/tables/{table_id}/rematch", headers=auth[0])
             continue
         hand = game["hand"]
         seat = 0 if hand["phase"] == "over" else int(hand["turn"])
         if seat != 0:
-            view = (await http.get(f"/v1/tables/{table_id}", headers=auth[seat])).json()
+            view = (await call(http, "GET", f"/v1/tables/{table_id}", headers=auth[seat])).json()
         path, body = choose(view["game"])
         if think:
             await asyncio.sleep(think * random.uniform(0.5, 1.5))
-        r = await http.post(f"/v1/tables/{table_id}/{path}", json=body, headers=auth[seat])
+        r = await call(http, "POST", f"/v1/tables/{table_id}/{path}", json=body, headers=auth[seat])
         moves += r.status_code == 200
     return moves
 
@@ -256,19 +267,17 @@ async def timeouts(kind: str, count: int, seconds: float) -> JSON:
             gate = asyncio.Semaphore(32)
             deadlines: dict[str, float] = {}
 
-            async def call(method: str, path: str, **kw: Any) -> httpx.Response:
-                for _ in range(4):  # an idle keep-alive connection the server closed
-                    with contextlib.suppress(httpx.TransportError):
-                        return await http.request(method, path, **kw)
-                return await http.request(method, path, **kw)
-
             async def one() -> None:
                 async with gate:
-                    r = await call("POST", "/v1/tables", json={"clock": clock}, headers=auth[0])
+                    r = await call(
+                        http, "POST", "/v1/tables", json={"clock": clock}, headers=auth[0]
+                    )
                     table = r.json()
-                    await call("POST", f"/v1/invites/{table['invite_code']}", headers=auth[1])
-                    await call("POST", f"/v1/tables/{table['table_id']}/start", headers=auth[0])
-                    view = (await call("GET", f"/v1/tables/{table['table_id']}")).json()
+                    await call(http, "POST", f"/v1/invites/{table['invite_code']}", headers=auth[1])
+                    await call(
+                        http, "POST", f"/v1/tables/{table['table_id']}/start", headers=auth[0]
+                    )
+                    view = (await call(http, "GET", f"/v1/tables/{table['table_id']}")).json()
                     due = view["clock"]["deadline"]
                     deadlines[table["table_id"]] = datetime.fromisoformat(due).timestamp()
 
