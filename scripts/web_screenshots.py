@@ -47,7 +47,7 @@ def main() -> None:
                 page.goto("/")
                 page.fill("input[name=name]", "Ada")
                 page.screenshot(path=OUT / "start.png")
-                start_bot_match(page, "Ada", "TITO", target=60)
+                start_bot_match(page, "Ada", "TITO", target=60, time="day")
                 discard_phase(page)
                 page.mouse.move(0, 0)
                 page.screenshot(path=OUT / "hand.png")
@@ -64,7 +64,7 @@ def main() -> None:
                     locale="pt-BR",
                 )
                 mobile = phone.new_page()
-                start_bot_match(mobile, "Bia", "CARMEN", target=60)
+                start_bot_match(mobile, "Bia", "CARMEN", target=60, time="live")
                 discard_phase(mobile)
                 mobile.screenshot(path=OUT / "phone.png")
                 browser.close()

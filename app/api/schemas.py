@@ -231,6 +231,36 @@ class TimeControlIn(Body):
     autoplay_level: BotLevel | None = None
 
 
+class NoClockOut(BaseModel):
+    """A table without a clock: nothing counts down, so the view stays the same over time."""
+
+    control: Literal["none"]
+
+
+class ClockOut(BaseModel):
+    """A clocked table's clock (docs/clocks.md). Count down ``deadline - server_time`` from when
+    the view arrived, without trusting the client's own clock."""
+
+    control: Literal["per_move", "bank"]
+    seconds: float
+    bonus: float
+    cap: float
+    policy: Literal["claim", "forfeit", "autoplay"]
+    autoplay_level: BotLevel | None
+    running: int | None = Field(description="The seat whose clock runs, or null.")
+    remaining: list[float] = Field(description="Each seat's seconds left for its turn.")
+    deadline: str | None = Field(
+        description="When the running seat's time is up (ISO 8601, UTC).",
+        json_schema_extra={"format": "date-time"},
+    )
+    expired: int | None = Field(description="The seat whose time ran out, until it moves.")
+    autoplay: int | None = Field(description="The seat a bot plays for (policy autoplay).")
+    server_time: str = Field(
+        description="The server's time when it made the view (ISO 8601, UTC).",
+        json_schema_extra={"format": "date-time"},
+    )
+
+
 class TableCreate(Body):
     model_config = ConfigDict(
         extra="forbid",
@@ -365,8 +395,9 @@ class TableOut(BaseModel):
     role: Literal["seat", "spectator"]
     seats: list[SeatOut]
     game: dict[str, Any] | None = Field(description="engine view (app.engine.views.view)")
-    clock: dict[str, Any] = Field(
-        description="the time control, each seat's time left and the deadline, as server times"
+    clock: NoClockOut | ClockOut = Field(
+        description="the time control, each seat's time left and the deadline, as server times",
+        discriminator="control",
     )
     invite_code: str | None = Field(None, description="Seat 0 only, until seat 1 is taken.")
     invite_url: str | None = None

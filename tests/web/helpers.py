@@ -10,12 +10,17 @@ from playwright.sync_api import Page
 ACTIONABLE = ".actions button, .hand-card[aria-pressed], .result-actions button.primary"
 
 
-def start_bot_match(page: Page, name: str, bot: str = "TITO", target: int | None = None) -> str:
-    """From the start page: name, options, play the bot; returns the table's id."""
+def start_bot_match(
+    page: Page, name: str, bot: str = "TITO", target: int | None = None, time: str | None = None
+) -> str:
+    """From the start page: name, options (a time control of clock.tsx's), play the bot;
+    returns the table's id."""
     page.goto("/")
     page.fill("input[name=name]", name)
     if target is not None:
         page.fill("input[name=target]", str(target))
+    if time is not None:
+        page.select_option("select[name=time]", time)
     page.click(f"button.bot:has-text('{bot}')")
     page.wait_for_selector(".game")
     return page.url.rsplit("/", 1)[-1]

@@ -22,8 +22,8 @@ SCORES = ".scoreboard [data-score]"
 def test_a_whole_match_against_tito_by_clicks_then_a_rematch(contexts: Contexts) -> None:
     page = contexts.new().new_page()
     start_bot_match(page, "Ada", "TITO", target=1)
-    moves = play_until(page, "match")
-    assert moves > 3
+    # A deal may be knocked at once (target 1): the match took clicks, how many is the deal's.
+    assert play_until(page, "match") >= 1
     board = page.locator(".result-board")
     expect(board.locator(".match-over")).to_contain_text("venceu a partida")
     expect(board.locator("[data-outcome]")).to_be_visible()

@@ -146,6 +146,21 @@ const pt = {
   message: "Mensagem",
   handCards: "Cartas",
   deviceLink: "Link para jogar em outro aparelho",
+  clockLeft: "Tempo restante: {time}",
+  clockDays: "{d} d {h} h",
+  clockHours: "{h} h {m} min",
+  clockAutoplay: "O robô joga por {name} até voltar.",
+  clockExpired: "O tempo de {name} acabou.",
+  clockYouExpired: "Seu tempo acabou: jogue agora ou a partida pode ser reivindicada.",
+  claim: "REIVINDICAR A PARTIDA",
+  timeControl: "Tempo por jogada",
+  time_none: "Sem relógio",
+  time_live: "1 minuto por jogada",
+  time_day: "1 dia por jogada",
+  time_days3: "3 dias por jogada",
+  time_bank: "10 minutos + 10 s por jogada",
+  ev_time_expired: "O tempo de {name} acabou.",
+  ev_timed_out: "{name} perdeu no tempo.",
 };
 
 export type Key = keyof typeof pt;
@@ -295,6 +310,21 @@ const en: Record<Key, string> = {
   message: "Message",
   handCards: "Cards",
   deviceLink: "Link to play on another device",
+  clockLeft: "Time left: {time}",
+  clockDays: "{d} d {h} h",
+  clockHours: "{h} h {m} min",
+  clockAutoplay: "A bot plays for {name} until they are back.",
+  clockExpired: "{name}'s time ran out.",
+  clockYouExpired: "Your time ran out: move now, or the match may be claimed.",
+  claim: "CLAIM THE MATCH",
+  timeControl: "Time per move",
+  time_none: "No clock",
+  time_live: "1 minute per move",
+  time_day: "1 day per move",
+  time_days3: "3 days per move",
+  time_bank: "10 minutes + 10 s per move",
+  ev_time_expired: "{name}'s time ran out.",
+  ev_timed_out: "{name} lost on time.",
 };
 
 const RANKS: Record<Lang, Record<string, string>> = {

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, ensurePlayer, me, rememberedTables, rememberTable } from "./api";
 import { CardBack, CardFace } from "./cards";
+import { TIME_CHOICES, type TimeChoice } from "./clock";
 import { t, type Key } from "./i18n";
 import { navigate } from "./router";
 import { askPermission, listen } from "./notify";
@@ -57,6 +58,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
   const [preset, setPreset] = useState<Preset>("standard");
   const [target, setTarget] = useState(100);
   const [knockLimit, setKnockLimit] = useState(10);
+  const [time, setTime] = useState<TimeChoice>("none");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -81,7 +83,14 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
       const rules: Record<string, number> = {};
       if (target !== 100) rules.target = target;
       if (knockLimit !== 10 && preset !== "oklahoma") rules.knock_limit = knockLimit;
-      const table = await api.createTable({ preset, rules, deck_design: deck, rated: false });
+      const clock = TIME_CHOICES[time];
+      const table = await api.createTable({
+        preset,
+        rules,
+        deck_design: deck,
+        rated: false,
+        ...(clock ? { clock: { ...clock } } : {}),
+      });
       rememberTable(table.table_id);
       if (bot) {
         await api.seatBot(table.table_id, bot);
@@ -132,6 +141,16 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
                 value={target}
                 onInput={(e) => setTarget(Number(e.currentTarget.value) || 100)}
               />
+            </label>
+            <label class="field">
+              <span>{t("timeControl")}</span>
+              <select name="time" value={time} onChange={(e) => setTime(e.currentTarget.value as TimeChoice)}>
+                {(Object.keys(TIME_CHOICES) as TimeChoice[]).map((c) => (
+                  <option key={c} value={c}>
+                    {t(`time_${c}` as Key)}
+                  </option>
+                ))}
+              </select>
             </label>
             {preset !== "oklahoma" && (
               <label class="field">

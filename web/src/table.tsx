@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
 import { api, ensurePlayer, me, rememberTable } from "./api";
 import { CardBack, CardFace, cardText } from "./cards";
+import { canClaim, clockNotice, SeatClock } from "./clock";
 import { cardName, lang, t } from "./i18n";
 import { TableLive } from "./live";
 import { askPermission, listen, yourTurn } from "./notify";
@@ -269,6 +270,10 @@ function describe(view: TableOut, event: GameEvent | undefined): string {
       return t("ev_big_gin", { name });
     case "resigned":
       return t("ev_resigned", { name });
+    case "time_expired":
+      return t("ev_time_expired", { name });
+    case "timed_out":
+      return t("ev_timed_out", { name });
     case "hand_started":
       return t("ev_hand_started", { n: Number(event.hand_number), name: nameOf(view, Number(event.dealer)) });
     default:
@@ -310,6 +315,7 @@ function Game({ view, game, live }: { view: TableOut; game: GameView; live: Tabl
       instruction = t("theyMove", { name: nameOf(view, hand.turn) });
     }
   }
+  const notice = clockNotice(view, (seat) => nameOf(view, seat));
   const top_card = hand.discard_pile[hand.discard_pile.length - 1];
   const canDrawStock = actions.has("draw_stock");
   const canTakePile = actions.has("draw_discard") || actions.has("take_upcard");
@@ -358,6 +364,16 @@ function Game({ view, game, live }: { view: TableOut; game: GameView; live: Tabl
               ⚠ {t("stockEnding", { n: deadAt })}
             </p>
           )}
+          {notice && (
+            <p class="warning clock-notice" role="status">
+              {notice}
+            </p>
+          )}
+          {canClaim(view) && game.match.status !== "finished" && (
+            <button type="button" class="primary claim" onClick={() => move("claim")}>
+              {t("claim")}
+            </button>
+          )}
         </div>
       </div>
       {legal && hand.phase !== "over" && (
@@ -395,6 +411,7 @@ function Scoreboard({ view, game, bottom }: { view: TableOut; game: GameView; bo
       <span class="score me">
         <span class="who">{nameOf(view, bottom)}</span> <b data-score={bottom}>{game.match.scores[bottom]}</b>
         {game.hand.dealer === bottom && <span class="badge">{t("dealer")}</span>}
+        <SeatClock view={view} seat={bottom} />
       </span>
       {yours && (
         <span class="deadwood" title={t("deadwood")}>
@@ -403,6 +420,7 @@ function Scoreboard({ view, game, bottom }: { view: TableOut; game: GameView; bo
       )}
       <span class="score opp">
         <span class="who">{nameOf(view, top)}</span> <b data-score={top}>{game.match.scores[top]}</b>
+        <SeatClock view={view} seat={top} />
       </span>
       <span class="meta">
         {t("hand", { n: game.hand.number })} · {t("to", { n: Number(game.match.rules.target ?? 100) })}

@@ -20,6 +20,7 @@ export type TableCreate = S["TableCreate"];
 export type DeckDesign = NonNullable<S["SeatOut"]["deck_design"]>;
 export type BotLevel = S["BotBody"]["level"];
 export type SeatOut = S["SeatOut"];
+export type Clock = S["ClockOut"];
 export type ActionKind = MoveMessage["kind"];
 // Known messages, plus any type a newer server may add (ignored by the client).
 export type ServerMessage = WsServerMessage | { type: string; seq?: number };

@@ -832,6 +832,63 @@ export interface components {
             text: string;
         };
         /**
+         * ClockOut
+         * @description A clocked table's clock (docs/clocks.md). Count down ``deadline - server_time`` from when
+         *     the view arrived, without trusting the client's own clock.
+         */
+        ClockOut: {
+            /**
+             * Autoplay
+             * @description The seat a bot plays for (policy autoplay).
+             */
+            autoplay: number | null;
+            /** Autoplay Level */
+            autoplay_level: ("easy" | "medium" | "hard") | null;
+            /** Bonus */
+            bonus: number;
+            /** Cap */
+            cap: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            control: "bank" | "per_move";
+            /**
+             * Deadline
+             * Format: date-time
+             * @description When the running seat's time is up (ISO 8601, UTC).
+             */
+            deadline: string | null;
+            /**
+             * Expired
+             * @description The seat whose time ran out, until it moves.
+             */
+            expired: number | null;
+            /**
+             * Policy
+             * @enum {string}
+             */
+            policy: "claim" | "forfeit" | "autoplay";
+            /**
+             * Remaining
+             * @description Each seat's seconds left for its turn.
+             */
+            remaining: number[];
+            /**
+             * Running
+             * @description The seat whose clock runs, or null.
+             */
+            running: number | null;
+            /** Seconds */
+            seconds: number;
+            /**
+             * Server Time
+             * Format: date-time
+             * @description The server's time when it made the view (ISO 8601, UTC).
+             */
+            server_time: string;
+        };
+        /**
          * CommandOut
          * @description The caller's redacted events of this command and the table afterwards.
          */
@@ -1033,6 +1090,17 @@ export interface components {
             seat: number;
             /** Table Id */
             table_id: string;
+        };
+        /**
+         * NoClockOut
+         * @description A table without a clock: nothing counts down, so the view stays the same over time.
+         */
+        NoClockOut: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            control: "none";
         };
         /** NotificationSettingsIn */
         NotificationSettingsIn: {
@@ -1250,9 +1318,7 @@ export interface components {
              * Clock
              * @description the time control, each seat's time left and the deadline, as server times
              */
-            clock: {
-                [key: string]: unknown;
-            };
+            clock: components["schemas"]["NoClockOut"] | components["schemas"]["ClockOut"];
             /**
              * Game
              * @description engine view (app.engine.views.view)

@@ -36,6 +36,41 @@ export type ServerMessage =
  */
 export type Seq = number;
 /**
+ * the time control, each seat's time left and the deadline, as server times
+ */
+export type Clock = NoClockOut | ClockOut;
+export type Control = "none";
+/**
+ * The seat a bot plays for (policy autoplay).
+ */
+export type Autoplay = number | null;
+export type AutoplayLevel = ("easy" | "medium" | "hard") | null;
+export type Bonus = number;
+export type Cap = number;
+export type Control1 = "per_move" | "bank";
+/**
+ * When the running seat's time is up (ISO 8601, UTC).
+ */
+export type Deadline = string | null;
+/**
+ * The seat whose time ran out, until it moves.
+ */
+export type Expired = number | null;
+export type Policy = "claim" | "forfeit" | "autoplay";
+/**
+ * Each seat's seconds left for its turn.
+ */
+export type Remaining = number[];
+/**
+ * The seat whose clock runs, or null.
+ */
+export type Running = number | null;
+export type Seconds = number;
+/**
+ * The server's time when it made the view (ISO 8601, UTC).
+ */
+export type ServerTime = string;
+/**
  * engine view (app.engine.views.view)
  */
 export type Game = {
@@ -160,9 +195,29 @@ export interface TableOut {
   [k: string]: unknown;
 }
 /**
- * the time control, each seat's time left and the deadline, as server times
+ * A table without a clock: nothing counts down, so the view stays the same over time.
  */
-export interface Clock {
+export interface NoClockOut {
+  control: Control;
+  [k: string]: unknown;
+}
+/**
+ * A clocked table's clock (docs/clocks.md). Count down ``deadline - server_time`` from when
+ * the view arrived, without trusting the client's own clock.
+ */
+export interface ClockOut {
+  autoplay: Autoplay;
+  autoplay_level: AutoplayLevel;
+  bonus: Bonus;
+  cap: Cap;
+  control: Control1;
+  deadline: Deadline;
+  expired: Expired;
+  policy: Policy;
+  remaining: Remaining;
+  running: Running;
+  seconds: Seconds;
+  server_time: ServerTime;
   [k: string]: unknown;
 }
 export interface Rules {
