@@ -477,7 +477,12 @@ async def test_time_running_out(
     def warned() -> list[Any]:
         return [x for x in receiver.ok(paths[second]) if x.json["type"] == "time_running_out"]
 
-    notice = wait_for(warned, timeout=20, what="time_running_out")[0]
+    try:
+        notice = wait_for(warned, timeout=20, what="time_running_out")[0]
+    except AssertionError:
+        rows = await deliveries(http, players[second])
+        view = await get_table(http, table_id, players[second])
+        raise AssertionError(f"no time_running_out: {rows} {view['clock']}") from None
     assert verify(secrets[second], notice)
     data = notice.json["data"]
     assert data["table_id"] == table_id and data["seat"] == second
