@@ -29,17 +29,29 @@ from app.api.access import AccessMiddleware
 from app.api.frames import Frames
 from app.api.ratelimit import RateLimitMiddleware
 from app.api.request_body import BodyLimit
-from app.api.routes import health, live, moves, players, ratings, tables, tickets, web
+from app.api.routes import (
+    health,
+    live,
+    moves,
+    notifications,
+    players,
+    ratings,
+    tables,
+    tickets,
+    web,
+)
 from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
 from app.service.bus import RedisBus
 from app.service.clocks import DeadlineRunner
 from app.service.hub import Hub
+from app.service.notifications import Channel, Dispatcher, Preferences, WebhookChannel
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
+from app.service.webhooks import Targets, WebhookSender
 from app.settings import Settings
 from app.store import Database, run_migrations
 
@@ -166,6 +178,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.deadlines = deadlines
         await deadlines.start()
+        targets = Targets(
+            allow_http=settings.webhook_allow_http,
+            allow_private=settings.webhook_allow_private,
+            allow_loopback=settings.webhook_allow_loopback,
+        )
+        app.state.preferences = Preferences(db, targets)
+        sender = WebhookSender(targets, settings.webhook_timeout)
+        # The Web Push channel joins here: PushChannel(WebPushChannel(...)).
+        channels: list[Channel] = [WebhookChannel(sender)]
+        dispatcher = app.state.dispatcher = Dispatcher(
+            db,
+            channels,
+            scan_interval=settings.notify_scan_interval,
+            lease_seconds=settings.notify_lease_seconds,
+            retry_seconds=settings.notify_retry_seconds,
+            backoff_base=settings.notify_backoff_base,
+            backoff_max=settings.notify_backoff_max,
+        )
+        service.on_notes = dispatcher.wake
+        service.warn_at = settings.notify_time_running_out
+        await dispatcher.start()
         purger = asyncio.create_task(
             purge_idempotency_keys(
                 service,
@@ -181,6 +214,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await deadlines.stop()
+            await dispatcher.stop()
+            await sender.close()
             await bots.stop()
             await hub.stop()
             await ticket_store.close()
@@ -213,7 +248,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(AccessMiddleware)
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    for module in (moves, players, tables, live, tickets, health, ratings):
+    for module in (moves, players, notifications, tables, live, tickets, health, ratings):
         app.include_router(module.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

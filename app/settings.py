@@ -86,6 +86,24 @@ class Settings(BaseSettings):
     # browser (CORS) and open its WebSockets; the server's own ``public_url`` always may. A
     # socket without an ``Origin`` header (not a browser) is not checked.
     allowed_origins: str = ""
+    # Notifications (``app.service.notifications``): how often each process looks for due
+    # ones (a commit here wakes it at once), how long its claim on a player's notifications
+    # lasts unrenewed, and retries: after ``notify_backoff_base`` seconds, doubling up to
+    # ``notify_backoff_max``, for ``notify_retry_seconds`` after the notification was written.
+    notify_scan_interval: float = 0.5
+    notify_lease_seconds: float = 60.0
+    notify_retry_seconds: float = 86400.0
+    notify_backoff_base: float = 5.0
+    notify_backoff_max: float = 3600.0
+    # Webhooks (``app.service.webhooks``): the timeout of one POST, and which targets are
+    # allowed besides https to public addresses (http; private networks; loopback).
+    # ``time_running_out`` goes to the person to move on a clocked table when this fraction of
+    # their turn's time is left (0: never).
+    notify_time_running_out: float = 0.2
+    webhook_timeout: float = 10.0
+    webhook_allow_http: bool = False
+    webhook_allow_private: bool = False
+    webhook_allow_loopback: bool = False
 
     def origins(self) -> list[str]:
         """The allowed origins: ``public_url``'s own, then ``allowed_origins``."""

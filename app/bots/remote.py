@@ -2,7 +2,7 @@
 
     python -m app.bots.remote --server http://127.0.0.1:8000 --level hard --name Rob \\
         [--invite CODE | --create [--preset standard] [--rule target=30] [--vs easy]] \\
-        [--matches 1] [--delay 0]
+        [--matches 1] [--delay 0] [--webhook HOST:PORT [--webhook-url URL] [--poll 10]]
 
 It creates a player (``POST /v1/players``), then joins a table by invite or creates one (and with
 ``--vs LEVEL`` seats a server bot against itself, then starts). It opens the table's WebSocket
@@ -13,6 +13,9 @@ or match starting or ending) it fetches its view
 events)`` and posts it to the move's endpoint with ``expected_version``; a 409 means the table
 moved on, and the next message brings it back. It deals the next hand when one is over, starts
 a rematch until it has played ``--matches`` matches, then prints a JSON summary and exits.
+
+With ``--webhook`` it opens no socket: it registers a webhook and wakes when the server POSTs
+``your_turn`` (``app.bots.remote_webhooks``).
 
 Only ``httpx``, ``websockets`` and the documented endpoints: the same a frontend uses.
 """
@@ -29,7 +32,7 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
-from app.bots import LEVELS, NoMoveError, get_bot
+from app.bots import LEVELS, NoMoveError, get_bot, remote_webhooks
 
 JSON = dict[str, Any]
 
@@ -201,6 +204,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--vs", choices=("easy", "medium", "hard"), help="seat a server bot to play")
     p.add_argument("--matches", type=int, default=1)
     p.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each move")
+    p.add_argument("--webhook", metavar="HOST:PORT", help="play from webhooks, listening here")
+    p.add_argument("--webhook-url", help="the URL the server POSTs to (default from --webhook)")
+    p.add_argument("--poll", type=float, default=10.0, help="webhook mode: look this often too")
     return p
 
 
@@ -216,6 +222,11 @@ async def run(argv: Sequence[str]) -> JSON:
             invite = await bot.create(args.preset, _rules(args.rule), args.vs)
             if args.vs is None:
                 print(json.dumps({"table_id": bot.table_id, "invite_code": invite}), flush=True)
+        if args.webhook:
+            results, counts = await remote_webhooks.play(
+                bot, args.webhook, args.webhook_url, args.poll
+            )
+            return {"table_id": bot.table_id, "matches": results, "webhooks": counts}
         results = await bot.play()
     return {"table_id": bot.table_id, "matches": results}
 

@@ -33,6 +33,7 @@ import secrets
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -45,7 +46,7 @@ from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT
-from app.service import clocks, ratings
+from app.service import clocks, notifications, ratings
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
     ConflictError,
@@ -58,6 +59,7 @@ from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
+from app.store.outbox import Note
 from app.store.repo import Change, Committed, Loaded, SeatInfo, StoredEvent
 
 # In-process cache: the latest state of recently played tables.
@@ -125,6 +127,10 @@ class TableService:
         self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
         # Another process moved a table on: load it afresh rather than fail a commit on it.
         hub.on_remote(self._tables.pop)
+        # Called after a commit that wrote notifications to the outbox (the dispatcher's wake),
+        # and the fraction of a turn's time left when ``time_running_out`` is due (0: never).
+        self.on_notes: Callable[[], None] | None = None
+        self.warn_at = 0.0
 
     # Players.
 
@@ -379,7 +385,10 @@ class TableService:
                 MOVE_COMMIT.observe(time.perf_counter() - started)
                 after = committed.after
                 self._tables.put(table_id, after)
-                self.hub.deliver(committed.stored, _notifications(loaded, after, actor))
+                live = [_live(n) for n in change.notes if n.not_before is None]
+                self.hub.deliver(committed.stored, live)
+                if change.notes and self.on_notes is not None:
+                    self.on_notes()
                 return Result(200, self._response(committed, actor) if saved is None else saved)
 
     async def _decide(
@@ -401,11 +410,20 @@ class TableService:
         loaded = self._tables.get(table_id) if cached else None
         if loaded is not None:
             with contextlib.suppress(ServiceError, RuleError):
-                change = _decide_on(loaded, actor, command, expected_version, self.abandon_after)
+                change = _decide_on(
+                    loaded,
+                    actor,
+                    command,
+                    expected_version,
+                    self.abandon_after,
+                    warn_at=self.warn_at,
+                )
                 return loaded, change, False
         loaded = await self.load(table_id)
         self._tables.put(table_id, loaded)
-        change = _decide_on(loaded, actor, command, expected_version, self.abandon_after)
+        change = _decide_on(
+            loaded, actor, command, expected_version, self.abandon_after, warn_at=self.warn_at
+        )
         return loaded, change, True
 
     def _lock(self, table_id: str) -> asyncio.Lock:
@@ -500,6 +518,8 @@ def _decide_on(
     command: Command,
     expected_version: int | None,
     abandon_after: timedelta,
+    *,
+    warn_at: float = 0.0,
 ) -> Change:
     if expected_version is not None and loaded.table.version != expected_version:
         raise _stale(loaded.table.version, expected_version)
@@ -509,7 +529,20 @@ def _decide_on(
     change = command.decide(context)
     clocks.attach(loaded, change, actor, now)
     ratings.attach(loaded, change)
+    # The notifications it causes, written with it (``app.store.outbox``) and sent live.
+    after = repo.project(loaded, change)
+    change.notes = [
+        Note.new(n.player_id, n.type, n.table_id, n.data)
+        for n in _notifications(loaded, after, actor)
+    ]
+    warning = notifications.time_running_out(loaded, change, now, warn_at)
+    if warning is not None:
+        change.notes.append(warning)
     return change
+
+
+def _live(note: Note) -> Notification:
+    return Notification(note.player_id, note.kind, note.table_id or "", note.payload)
 
 
 def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:

@@ -5,7 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    text,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -249,3 +261,66 @@ class Clock(Base):
     deadline: Mapped[datetime | None] = mapped_column(index=True)
     lease_owner: Mapped[str | None] = mapped_column(String(64))
     lease_until: Mapped[datetime | None]
+
+
+class NotificationSettings(Base):
+    """A player's notification choices (``app.service.notifications``; migration 0007).
+
+    ``reminders``: ``each_turn``, ``digest`` (one message per ``digest_hours`` listing the
+    tables where it became their turn) or ``none``. ``active`` is true while the player has a
+    channel (a webhook, or ``push`` subscriptions): only then do moves write outbox rows for
+    them. The dispatcher delivering their notifications holds ``lease_owner`` until
+    ``lease_until``.
+    """
+
+    __tablename__ = "notification_settings"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    reminders: Mapped[str] = mapped_column(String(16))
+    digest_hours: Mapped[float] = mapped_column(Float)
+    webhook_url: Mapped[str | None] = mapped_column(Text)
+    webhook_secret: Mapped[str | None] = mapped_column(String(64))
+    push: Mapped[bool] = mapped_column(Boolean)
+    active: Mapped[bool] = mapped_column(Boolean)
+    last_digest_at: Mapped[datetime | None]
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_until: Mapped[datetime | None]
+    updated_at: Mapped[datetime]
+
+
+class OutboxRow(Base):
+    """One notification for one player, written with the move that causes it (migration 0007).
+
+    ``status``: ``pending`` (due at ``next_at``), ``delivered``, ``failed`` (retried for the
+    bounded time, then given up), ``stale`` (no longer true when due: a ``time_running_out``
+    whose turn was played) or ``digested`` (sent as part of a digest). ``channels_done`` names
+    the channels that already have it, so a retry sends only to the others.
+    """
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    )
+    message_id: Mapped[str] = mapped_column(String(40), unique=True)
+    player_id: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(32))
+    table_id: Mapped[str | None] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime]
+    next_at: Mapped[datetime]
+    attempts: Mapped[int] = mapped_column(Integer)
+    channels_done: Mapped[list[Any]]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    finished_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        Index("ix_outbox_player", "player_id", "id"),
+        Index(
+            "ix_outbox_pending",
+            "next_at",
+            postgresql_where=text("status = 'pending'"),
+            sqlite_where=text("status = 'pending'"),
+        ),
+    )

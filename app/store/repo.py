@@ -19,6 +19,7 @@ from sqlalchemy import Connection, bindparam, delete, insert, or_, select, updat
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Event, MatchState
+from app.store import outbox
 from app.store.db import Database, dump_json
 from app.store.models import (
     ChatMessage,
@@ -101,6 +102,9 @@ class Change:
     bumps_version: bool = True
     # More writes of the same transaction, after the table's (a finished match's ratings).
     writes: list[Callable[[Connection], None]] = field(default_factory=list)
+    # Notifications to players who are away, written to the outbox in the same transaction
+    # (``app.store.outbox``; only for players with a channel).
+    notes: list[outbox.Note] = field(default_factory=list)
     # A clocked table's clock after the change (None: unchanged), and its next deadline.
     clock: ClockWrite | None = None
 
@@ -377,6 +381,7 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 lease_until=None,
             )
         )
+    outbox.write_notes(conn, change.notes, now)
     for write in change.writes:
         write(conn)
     return _committed(loaded, change, planned, version, last_seq, now=now)
@@ -448,6 +453,15 @@ def _committed(
     return Committed(version, stored, Loaded(after, seats, state, clock, moved_at))
 
 
+def project(loaded: Loaded, change: Change) -> Loaded:
+    """The table as ``change`` would leave it (its version and seqs as loaded): what the
+    notifications of a change are decided on before it is written."""
+    table = loaded.table
+    planned = _planned_events(loaded, change)
+    now = utcnow()
+    return _committed(loaded, change, planned, table.version, table.last_seq, now=now).after
+
+
 def _plain(loaded: Loaded, change: Change) -> bool:
     """A move that writes only its events and the match's next snapshot."""
     return bool(
@@ -483,9 +497,9 @@ WITH g AS (
     UPDATE snapshots SET version = g.version, last_seq = g.last_seq, state = $12::json,
         updated_at = $7
     FROM g WHERE snapshots.table_id = $1 AND snapshots.match_number = $6
-)
-SELECT version, last_seq FROM g
-"""
+)"""
+_PLAIN_PG_NOTES = _PLAIN_PG + outbox.PLAIN_PG_PART + "\nSELECT version, last_seq FROM g\n"
+_PLAIN_PG += "\nSELECT version, last_seq FROM g\n"
 
 
 async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committed:
@@ -493,8 +507,9 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     assert change.state is not None
     planned = _planned_events(loaded, change)
     now = utcnow()
+    notes = outbox.pg_arrays(change.notes, dump_json) if change.notes else []
     row = await db.fetchrow_driver(
-        _PLAIN_PG,
+        _PLAIN_PG_NOTES if notes else _PLAIN_PG,
         table.id,
         table.version,
         1 if change.bumps_version else 0,
@@ -507,6 +522,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
         [dump_json(event.to_dict()) for event, _, _ in planned],
         [None if secret is None else dump_json(secret) for _, _, secret in planned],
         dump_json(change.state.to_dict()),
+        *notes,
     )
     if row is None:
         raise VersionConflictError(table.id)

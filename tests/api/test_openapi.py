@@ -43,6 +43,11 @@ NOT_REPLAYED = {
     "post /v1/players/me/tokens/rotate",
     "delete /v1/players/me/tokens/{token_id}",
     "post /v1/ws-tickets",
+    # Notification settings: PUT and DELETE set a state (the same again changes nothing), and
+    # the webhook's answer carries its signing secret.
+    "put /v1/players/me/webhook",
+    "delete /v1/players/me/webhook",
+    "put /v1/players/me/notifications",
 }
 
 

@@ -205,6 +205,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Notification Settings
+         * @description Your reminder choice and channels.
+         */
+        get: operations["notification_settings_v1_players_me_notifications_get"];
+        /**
+         * Update Notification Settings
+         * @description Choose reminders: ``each_turn``, ``digest`` (every ``digest_hours``) or ``none``.
+         */
+        put: operations["update_notification_settings_v1_players_me_notifications_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/notifications/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Notification Deliveries
+         * @description Your notifications, newest first: pending (with the next try), delivered, or failed
+         *     after the retries (with the last error).
+         */
+        get: operations["notification_deliveries_v1_players_me_notifications_deliveries_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/me/tokens": {
         parameters: {
             query?: never;
@@ -266,6 +311,32 @@ export interface paths {
          *     then on (see docs/security.md for how soon). Answers with the tokens you have left.
          */
         delete: operations["revoke_token_v1_players_me_tokens__token_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Webhook
+         * @description Register your webhook: an https URL whose host resolves only to public addresses (422
+         *     ``webhook_url_refused`` otherwise). Notifications are POSTed to it signed as Standard
+         *     Webhooks says, with the secret in this answer.
+         */
+        put: operations["set_webhook_v1_players_me_webhook_put"];
+        post?: never;
+        /**
+         * Delete Webhook
+         * @description Stop webhooks; notifications written before still go to your other channels.
+         */
+        delete: operations["delete_webhook_v1_players_me_webhook_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -840,6 +911,45 @@ export interface components {
              */
             design: "classic" | "royal" | "neon" | "forest";
         };
+        /** DeliveryOut */
+        DeliveryOut: {
+            /** Attempts */
+            attempts: number;
+            /**
+             * Channels
+             * @description the channels that have it
+             */
+            channels: string[];
+            /** Created At */
+            created_at: string;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            };
+            /** Finished At */
+            finished_at: string | null;
+            /** Kind */
+            kind: string;
+            /** Last Error */
+            last_error: string | null;
+            /**
+             * Message Id
+             * @description the webhook-id header: the same on every retry
+             */
+            message_id: string;
+            /**
+             * Next At
+             * @description when a pending one is tried (again)
+             */
+            next_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "digested" | "skipped" | "stale";
+            /** Table Id */
+            table_id: string | null;
+        };
         /** DrawBody */
         DrawBody: {
             /** Expected Version */
@@ -991,6 +1101,36 @@ export interface components {
              * @enum {string}
              */
             control: "none";
+        };
+        /** NotificationSettingsIn */
+        NotificationSettingsIn: {
+            /** Digest Hours */
+            digest_hours?: number | null;
+            /** Reminders */
+            reminders?: ("each_turn" | "digest" | "none") | null;
+        };
+        /** NotificationSettingsOut */
+        NotificationSettingsOut: {
+            /**
+             * Active
+             * @description the player has a channel: notifications are written
+             */
+            active: boolean;
+            /** Digest Hours */
+            digest_hours: number;
+            /**
+             * Push
+             * @description the player has Web Push subscriptions
+             */
+            push: boolean;
+            /**
+             * Reminders
+             * @description each_turn: every your_turn; digest: one your_turn_digest per digest_hours; none: no your_turn (other notifications still go)
+             * @enum {string}
+             */
+            reminders: "each_turn" | "digest" | "none";
+            /** Webhook Url */
+            webhook_url: string | null;
         };
         /** PlayerCreate */
         PlayerCreate: {
@@ -1334,6 +1474,45 @@ export interface components {
         Versioned: {
             /** Expected Version */
             expected_version?: number | null;
+        };
+        /** WebhookIn */
+        WebhookIn: {
+            /**
+             * Rotate Secret
+             * @description issue a new secret (the first registration always does)
+             * @default false
+             */
+            rotate_secret: boolean;
+            /** Url */
+            url: string;
+        };
+        /** WebhookOut */
+        WebhookOut: {
+            /**
+             * Active
+             * @description the player has a channel: notifications are written
+             */
+            active: boolean;
+            /** Digest Hours */
+            digest_hours: number;
+            /**
+             * Push
+             * @description the player has Web Push subscriptions
+             */
+            push: boolean;
+            /**
+             * Reminders
+             * @description each_turn: every your_turn; digest: one your_turn_digest per digest_hours; none: no your_turn (other notifications still go)
+             * @enum {string}
+             */
+            reminders: "each_turn" | "digest" | "none";
+            /**
+             * Webhook Secret
+             * @description the Standard Webhooks signing secret (whsec_ + base64); shown only here
+             */
+            webhook_secret: string;
+            /** Webhook Url */
+            webhook_url: string | null;
         };
     };
     responses: never;
@@ -1719,6 +1898,127 @@ export interface operations {
             };
         };
     };
+    notification_settings_v1_players_me_notifications_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    update_notification_settings_v1_players_me_notifications_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSettingsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    notification_deliveries_v1_players_me_notifications_deliveries_get: {
+        parameters: {
+            query?: {
+                status?: ("pending" | "delivered" | "failed" | "digested" | "skipped" | "stale") | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryOut"][];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     my_tokens_v1_players_me_tokens_get: {
         parameters: {
             query?: never;
@@ -1868,6 +2168,86 @@ export interface operations {
             };
             /** @description malformed body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    set_webhook_v1_players_me_webhook_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_webhook_v1_players_me_webhook_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

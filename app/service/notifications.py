@@ -1,0 +1,501 @@
+"""The notification dispatcher: delivers the outbox (``app.store.outbox``) to each player's
+channels (a webhook, Web Push), in order per player, across any number of server processes.
+
+Exactly one process delivers a player's notifications at a time, the bot seats' way
+(``app.service.bots``): a process takes the player's lease (``notification_settings.lease_owner``
+/ ``lease_until``) with one conditional UPDATE (``outbox.claim_player``) before it reads their
+pending rows, and every row it marks is pinned to that lease (``outbox.finish``): a process that
+lost its lease without noticing writes nothing. Delivery is at least once: a process killed
+between a send and its mark sends again after the lease expires (the ``webhook-id`` is the same
+on every try, so a receiver drops the duplicate); a notification is never lost (it is in the
+database from the move's own commit until it is marked).
+
+How work is found: the pipeline wakes this process's dispatcher after a commit that wrote
+notes (``TableService.on_notes``), and each process scans for due rows every
+``notify_scan_interval`` seconds (a restart, another process's commit, a retry coming due).
+
+Order and retries: a player's rows go out oldest first. A row that fails on a channel (any
+answer but 2xx, a timeout, a refused connection) is tried again after ``notify_backoff_base``
+seconds, doubling up to ``notify_backoff_max``, for ``notify_retry_seconds`` after it was
+written; then it is marked ``failed`` (``GET /v1/me/notifications/deliveries``) and the next one
+goes. While it waits, the player's later rows wait behind it (their lease is held until the
+retry), so order holds. A channel that already has a row is not sent it again on a retry.
+
+Reminders (``notification_settings.reminders``): ``each_turn`` sends every ``your_turn``;
+``none`` writes none; ``digest`` holds them and sends one ``your_turn_digest`` at most every
+``digest_hours`` hours, listing the tables where it became the player's turn since the last one
+(the first goes out at once). Other kinds always go at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.service.errors import InvalidError
+from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
+from app.store import Database
+from app.store import outbox as store
+from app.store.models import NotificationSettings, OutboxRow, utcnow
+from app.store.repo import Change, Loaded
+
+log = logging.getLogger(__name__)
+
+# What a webhook or push message may be about (``type`` in the body).
+KINDS = ("your_turn", "opponent_joined", "match_finished", "time_running_out", "your_turn_digest")
+
+
+@dataclass(frozen=True, slots=True)
+class Recipient:
+    """A player's channels, as read when their lease was taken."""
+
+    player_id: str
+    reminders: str
+    digest_hours: float
+    webhook_url: str | None
+    webhook_secret: str | None
+    push: bool
+    last_digest_at: datetime | None
+
+    @staticmethod
+    def of(row: NotificationSettings) -> Recipient:
+        return Recipient(
+            row.player_id,
+            row.reminders,
+            row.digest_hours,
+            row.webhook_url,
+            row.webhook_secret,
+            row.push,
+            row.last_digest_at,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One notification on its way to a channel. ``data`` is what the player is told (with
+    ``table_id``); ``message_id`` is the same on every retry."""
+
+    message_id: str
+    player_id: str
+    kind: str
+    data: dict[str, Any]
+    created_at: datetime
+    recipient: Recipient = field(compare=False)
+
+
+class Channel(Protocol):
+    """A way to reach a player. ``deliver`` raises (any exception) for a try to be retried."""
+
+    name: str
+
+    def wants(self, recipient: Recipient) -> bool:
+        """Whether the player has this channel set up."""
+        ...
+
+    async def deliver(self, player_id: str, note: Message) -> None: ...
+
+
+class WebhookChannel:
+    """The player's webhook (``app.service.webhooks``)."""
+
+    name = "webhook"
+
+    def __init__(self, sender: WebhookSender) -> None:
+        self.sender = sender
+
+    def wants(self, recipient: Recipient) -> bool:
+        return bool(recipient.webhook_url and recipient.webhook_secret)
+
+    async def deliver(self, player_id: str, note: Message) -> None:
+        recipient = note.recipient
+        assert recipient.webhook_url is not None and recipient.webhook_secret is not None
+        await self.sender.post(
+            recipient.webhook_url, recipient.webhook_secret, note.message_id, note.kind, note.data
+        )
+
+
+class PushDeliverer(Protocol):
+    """What ``app.service.webpush.WebPushChannel`` offers: deliver one message to every push
+    subscription of the player (dropping expired ones), raising for a try to be retried."""
+
+    async def deliver(self, player_id: str, kind: str, payload: dict[str, Any]) -> None: ...
+
+
+class PushChannel:
+    """Web Push as a channel: adapts ``WebPushChannel.deliver(player_id, kind, payload)``.
+
+    The hook for the Web Push side: build one with its ``WebPushChannel`` and pass it in
+    ``Dispatcher(channels=...)`` (``app.main``); a subscription sets the player's ``push``
+    flag with ``outbox.set_push_channel`` so their notes are written for it.
+    """
+
+    name = "webpush"
+
+    def __init__(self, push: PushDeliverer) -> None:
+        self.push = push
+
+    def wants(self, recipient: Recipient) -> bool:
+        return recipient.push
+
+    async def deliver(self, player_id: str, note: Message) -> None:
+        await self.push.deliver(player_id, note.kind, note.data)
+
+
+class Dispatcher:
+    """Delivers the outbox in this process (see the module docstring)."""
+
+    def __init__(
+        self,
+        db: Database,
+        channels: list[Channel],
+        *,
+        scan_interval: float,
+        lease_seconds: float,
+        retry_seconds: float,
+        backoff_base: float,
+        backoff_max: float,
+        concurrency: int = 64,
+    ) -> None:
+        self.db = db
+        self.channels = channels
+        self.scan_interval = scan_interval
+        self.lease = timedelta(seconds=lease_seconds)
+        self.retry_for = timedelta(seconds=retry_seconds)
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
+        self._slots = asyncio.Semaphore(concurrency)
+        self._players: dict[str, asyncio.Task[None]] = {}
+        self._wake = asyncio.Event()
+        self._loop: asyncio.Task[None] | None = None
+        # Counts, for the benchmark and the logs.
+        self.delivered = 0
+        self.retried = 0
+        self.failed = 0
+
+    async def start(self) -> None:
+        self._loop = asyncio.create_task(self._scan())
+
+    def wake(self) -> None:
+        """Look for due notifications now (a commit here just wrote some)."""
+        self._wake.set()
+
+    async def stop(self) -> None:
+        tasks = [t for t in [self._loop, *self._players.values()] if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            async with self.db.write() as session:
+                await store.release_all(session, self.owner)
+
+    async def _scan(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.scan_interval):
+                    await self._wake.wait()
+            self._wake.clear()
+            try:
+                async with self.db.read() as session:
+                    due = await store.due_players(session, utcnow())
+            except Exception:
+                log.exception("notification scan failed")
+                continue
+            for player_id in due:
+                if player_id not in self._players:
+                    self._players[player_id] = asyncio.create_task(self._serve(player_id))
+
+    async def _serve(self, player_id: str) -> None:
+        try:
+            async with self._slots:
+                if await self._serve_once(player_id):
+                    self.wake()  # more than a batch: look again at once
+        except Exception:
+            log.exception("notifications of player %s failed", player_id)
+        finally:
+            self._players.pop(player_id, None)
+
+    async def _serve_once(self, player_id: str) -> bool:
+        """Deliver what is due for the player under their lease; True if more may be due.
+
+        Two write transactions per batch: the claim (with the read of the rows), then every
+        row's outcome with the release. A crash between a send and that second one sends the
+        row again (at least once)."""
+        now = utcnow()
+        async with self.db.write() as session:
+            if not await store.claim_player(session, player_id, self.owner, now, now + self.lease):
+                return False
+            settings = await store.settings_of(session, player_id)
+            rows = await store.pending_of(session, player_id, BATCH)
+        outcomes: list[Outcome] = []
+        hold: datetime | None = None
+        try:
+            if settings is not None:
+                hold = await self._deliver_rows(Recipient.of(settings), rows, outcomes)
+        finally:
+            async with self.db.write() as session:
+                for outcome in outcomes:
+                    await outcome.write(session, self.owner, player_id)
+                if any(o.digest_sent for o in outcomes):
+                    row = await store.settings_of(session, player_id)
+                    if row is not None:
+                        row.last_digest_at = now
+                await store.release_player(session, player_id, self.owner, hold)
+        return hold is None and len(rows) == BATCH
+
+    async def _deliver_rows(
+        self, recipient: Recipient, rows: list[OutboxRow], outcomes: list[Outcome]
+    ) -> datetime | None:
+        """Send the due rows in order, adding each one's outcome to ``outcomes``; the time to
+        try again if one must wait for a retry."""
+        digest: list[OutboxRow] = []
+        started = time.monotonic()
+        for row in rows:
+            now = utcnow()
+            if row.next_at > now:
+                if row.attempts > 0:
+                    return row.next_at  # a retry not yet due: everything after waits
+                continue  # scheduled for later (a digest, a time_running_out): no wait
+            if row.kind == "your_turn" and recipient.reminders == "digest":
+                digest.append(row)
+                continue
+            if row.kind == "time_running_out" and await self._stale(row):
+                outcomes.append(Outcome([row.id], status="stale"))
+                continue
+            data = {"table_id": row.table_id, **row.payload}
+            outcome = await self._send(recipient, [row], row.kind, data, row.message_id)
+            outcomes.append(outcome)
+            if outcome.next_at is not None:
+                return outcome.next_at
+            if time.monotonic() - started > self.lease.total_seconds() / 2:
+                return None  # the rest in the next round, under a renewed lease
+        if digest:
+            now = utcnow()
+            last = recipient.last_digest_at
+            due = now if last is None else last + timedelta(hours=recipient.digest_hours)
+            if due > now:
+                outcomes.append(Outcome([r.id for r in digest], postpone=due))
+                return None
+            tables = list(dict.fromkeys(r.table_id for r in digest if r.table_id))
+            data = {"tables": [{"table_id": t} for t in tables], "count": len(tables)}
+            message_id = f"{digest[0].message_id}_digest"
+            outcome = await self._send(recipient, digest, "your_turn_digest", data, message_id)
+            outcomes.append(outcome)
+            return outcome.next_at
+        return None
+
+    async def _stale(self, row: OutboxRow) -> bool:
+        """Whether a ``time_running_out`` no longer holds: the turn's deadline has moved."""
+        if row.table_id is None:
+            return True
+        async with self.db.read() as session:
+            due = await store.clock_deadline(session, row.table_id)
+        return due is None or due.isoformat() != row.payload.get("deadline")
+
+    async def _send(
+        self,
+        recipient: Recipient,
+        rows: list[OutboxRow],
+        kind: str,
+        data: dict[str, Any],
+        message_id: str,
+    ) -> Outcome:
+        """Deliver one message for ``rows`` to every channel still missing it: delivered,
+        failed for good, or to be tried again at ``next_at``."""
+        head = rows[0]
+        note = Message(message_id, recipient.player_id, kind, data, head.created_at, recipient)
+        done = list(head.channels_done)
+        errors: list[str] = []
+        for channel in self.channels:
+            if channel.name in done or not channel.wants(recipient):
+                continue
+            try:
+                await channel.deliver(recipient.player_id, note)
+                done.append(channel.name)
+            except Exception as exc:
+                errors.append(f"{channel.name}: {exc}"[:500])
+        now = utcnow()
+        ids = [r.id for r in rows]
+        if not errors:
+            status = "delivered" if kind == head.kind else "digested"
+            if not done:
+                status = "skipped"  # the player has no channel any more
+            self.delivered += 1
+            return Outcome(ids, status=status, done=done, digest_sent=status == "digested")
+        error = "; ".join(errors)
+        if now - head.created_at >= self.retry_for:
+            self.failed += 1
+            log.warning(
+                "notification %s to %s failed for good: %s", message_id, head.player_id, error
+            )
+            return Outcome(ids, status="failed", done=done, error=error)
+        self.retried += 1
+        delay = min(self.backoff_base * 2**head.attempts, self.backoff_max)
+        return Outcome([head.id], done=done, error=error, next_at=now + timedelta(seconds=delay))
+
+
+# Rows read per player and round.
+BATCH = 100
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What became of rows in one round: a status, a retry at ``next_at``, or a postponement."""
+
+    ids: list[int]
+    status: str | None = None
+    done: list[str] = field(default_factory=list)
+    error: str | None = None
+    next_at: datetime | None = None
+    postpone: datetime | None = None
+    digest_sent: bool = False
+
+    async def write(self, session: AsyncSession, owner: str, player_id: str) -> None:
+        """Record it, pinned to ``owner``'s lease of the player (``outbox.finish``)."""
+        if self.postpone is not None:
+            await store.postpone(session, self.ids, self.postpone)
+        elif self.next_at is not None:
+            await store.retry_later(
+                session,
+                self.ids[0],
+                owner,
+                player_id,
+                next_at=self.next_at,
+                channels_done=self.done,
+                error=self.error or "",
+            )
+        elif self.status is not None:
+            await store.finish(
+                session,
+                self.ids,
+                owner,
+                player_id,
+                status=self.status,
+                now=utcnow(),
+                channels_done=self.done,
+                error=self.error,
+            )
+
+
+def time_running_out(
+    loaded: Loaded, change: Change, now: datetime, fraction: float
+) -> store.Note | None:
+    """The ``time_running_out`` notice of a turn that ``change`` starts on a clocked table: due
+    when ``fraction`` of the turn's time is left (``notify_time_running_out``), for the person
+    to move. The dispatcher drops it (``stale``) if the deadline has changed by then."""
+    clock = change.clock
+    if fraction <= 0 or clock is None or clock.deadline is None:
+        return None
+    seat, since = clock.state.get("seat"), clock.state.get("since")
+    if seat is None or clock.state.get("expired") is not None:
+        return None
+    before = loaded.clock
+    if before is not None and before.get("seat") == seat and before.get("since") == since:
+        return None  # the same turn goes on
+    info = next((s for s in [*change.seats, *loaded.seats] if s.seat == seat), None)
+    if info is None or info.player_id is None:
+        return None
+    left = (clock.deadline - now).total_seconds() * fraction
+    return store.Note.new(
+        info.player_id,
+        "time_running_out",
+        loaded.table.id,
+        {"seat": seat, "deadline": clock.deadline.isoformat(), "remaining_seconds": round(left, 3)},
+        not_before=clock.deadline - timedelta(seconds=left),
+    )
+
+
+class Preferences:
+    """A player's notification settings and deliveries, for the ``/v1/players/me`` routes."""
+
+    def __init__(self, db: Database, targets: Targets) -> None:
+        self.db = db
+        self.targets = targets
+
+    async def get(self, player_id: str) -> dict[str, Any]:
+        async with self.db.read() as session:
+            row = await store.settings_of(session, player_id)
+        return _settings_json(row)
+
+    async def update(
+        self, player_id: str, reminders: str | None, digest_hours: float | None
+    ) -> dict[str, Any]:
+        if reminders is not None and reminders not in store.REMINDERS:
+            raise InvalidError("invalid_reminders", f"reminders is one of {store.REMINDERS}")
+        async with self.db.write() as session:
+            row = await store.settings_for_update(session, player_id)
+            if reminders is not None:
+                row.reminders = reminders
+            if digest_hours is not None:
+                row.digest_hours = digest_hours
+            store.refresh_active(row)
+            return _settings_json(row)
+
+    async def set_webhook(self, player_id: str, url: str, rotate: bool) -> dict[str, Any]:
+        """Register (or change) the player's webhook; its secret is new the first time or with
+        ``rotate``, and is returned only here."""
+        await check_target(url, self.targets)
+        async with self.db.write() as session:
+            row = await store.settings_for_update(session, player_id)
+            row.webhook_url = url
+            if rotate or row.webhook_secret is None:
+                row.webhook_secret = new_secret()
+            store.refresh_active(row)
+            return {**_settings_json(row), "webhook_secret": row.webhook_secret}
+
+    async def delete_webhook(self, player_id: str) -> dict[str, Any]:
+        async with self.db.write() as session:
+            row = await store.settings_for_update(session, player_id)
+            row.webhook_url = row.webhook_secret = None
+            store.refresh_active(row)
+            return _settings_json(row)
+
+    async def deliveries(
+        self, player_id: str, status: str | None, limit: int
+    ) -> list[dict[str, Any]]:
+        async with self.db.read() as session:
+            rows = await store.deliveries(session, player_id, status, limit)
+        return [
+            {
+                "message_id": r.message_id,
+                "kind": r.kind,
+                "table_id": r.table_id,
+                "status": r.status,
+                "attempts": r.attempts,
+                "channels": r.channels_done,
+                "created_at": r.created_at.isoformat(),
+                "next_at": r.next_at.isoformat() if r.status == "pending" else None,
+                "finished_at": None if r.finished_at is None else r.finished_at.isoformat(),
+                "last_error": r.last_error,
+                "data": r.payload,
+            }
+            for r in rows
+        ]
+
+
+def _settings_json(row: NotificationSettings | None) -> dict[str, Any]:
+    if row is None:
+        return {
+            "reminders": "each_turn",
+            "digest_hours": 24.0,
+            "webhook_url": None,
+            "push": False,
+            "active": False,
+        }
+    return {
+        "reminders": row.reminders,
+        "digest_hours": row.digest_hours,
+        "webhook_url": row.webhook_url,
+        "push": row.push,
+        "active": row.active,
+    }

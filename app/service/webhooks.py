@@ -1,0 +1,147 @@
+"""Webhooks: a player's HTTPS endpoint, POSTed each notification signed as the Standard
+Webhooks specification says (https://www.standardwebhooks.com), with a guard against SSRF.
+
+Each request carries ``webhook-id`` (the notification's ``message_id``: the same on every
+retry, so a receiver can drop duplicates), ``webhook-timestamp`` (Unix seconds) and
+``webhook-signature`` (``v1,`` + base64 of HMAC-SHA256 over ``{id}.{timestamp}.{body}`` keyed
+with the player's secret, ``whsec_`` + base64), computed by the ``standardwebhooks`` library.
+The body is ``{"type", "timestamp", "data"}`` as the specification suggests.
+
+SSRF guard (``check_target``): the URL must be ``https`` (``http`` only when a setting allows
+it), and its host must resolve only to public addresses: every address it resolves to is
+checked, at registration and again before each request, so a name cannot point at a private,
+loopback, link-local, multicast or reserved address unless a setting allows it (the tests allow
+loopback). The request then goes to the name as resolved again by the client: a DNS answer that
+changes between the check and the connection (rebinding) is not caught; operators who need that
+too should send webhooks through an egress proxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import ipaddress
+import secrets
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+from standardwebhooks.webhooks import Webhook
+
+from app.service.errors import InvalidError
+
+# Webhook secrets: 24 random bytes, written as the specification's ``whsec_`` + base64.
+SECRET_PREFIX = "whsec_"
+
+
+def new_secret() -> str:
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """Which webhook targets are allowed (settings ``webhook_allow_http``, ``..._private``,
+    ``..._loopback``)."""
+
+    allow_http: bool = False
+    allow_private: bool = False
+    allow_loopback: bool = False
+
+
+class DeliveryError(Exception):
+    """A delivery that did not succeed; the dispatcher retries it (with backoff) while it may."""
+
+
+def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address, targets: Targets) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_loopback:
+        return not targets.allow_loopback
+    if address.is_link_local or address.is_multicast or address.is_unspecified:
+        return True
+    if address.is_private or address.is_reserved or not address.is_global:
+        return not targets.allow_private
+    return False
+
+
+async def check_target(url: str, targets: Targets) -> None:
+    """InvalidError ``webhook_url_refused`` unless ``url`` may be POSTed (module docstring)."""
+    if len(url) > 2000:
+        raise InvalidError("webhook_url_invalid", "a webhook URL is at most 2000 characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidError("webhook_url_invalid", f"not a URL: {exc}") from None
+    allowed = ("https", "http") if targets.allow_http else ("https",)
+    if parts.scheme not in allowed or not parts.hostname:
+        raise InvalidError(
+            "webhook_url_invalid", f"a webhook URL is an absolute {' or '.join(allowed)} URL"
+        )
+    if parts.username or parts.password:
+        raise InvalidError("webhook_url_invalid", "a webhook URL carries no credentials")
+    host = parts.hostname
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            host, port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
+        )
+    except (OSError, UnicodeError):
+        raise InvalidError("webhook_url_unresolvable", f"{host!r} does not resolve") from None
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+        if _refused(address, targets):
+            raise InvalidError(
+                "webhook_url_refused",
+                f"{host!r} resolves to {address}, a private, loopback or link-local address",
+            )
+
+
+def body(kind: str, data: dict[str, object], at: datetime) -> bytes:
+    """The JSON a webhook POSTs for one notification."""
+    return orjson.dumps({"type": kind, "timestamp": at.isoformat(), "data": data})
+
+
+def signed_headers(secret: str, message_id: str, at: datetime, payload: bytes) -> dict[str, str]:
+    """The Standard Webhooks headers for ``payload`` sent at ``at``."""
+    at = at.astimezone(UTC)
+    return {
+        "webhook-id": message_id,
+        "webhook-timestamp": str(int(at.timestamp())),
+        "webhook-signature": Webhook(secret).sign(message_id, at, payload.decode()),
+        "content-type": "application/json",
+        "user-agent": "ginrummy-webhooks/1",
+    }
+
+
+class WebhookSender:
+    """POSTs signed notifications with one pooled client; any answer but 2xx, a timeout or a
+    connection error is a ``DeliveryError``."""
+
+    def __init__(self, targets: Targets, timeout: float) -> None:
+        self.targets = targets
+        # Redirects are not followed: a 3xx could lead anywhere the guard would refuse.
+        self.client = httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False)
+
+    async def post(
+        self, url: str, secret: str, message_id: str, kind: str, data: dict[str, object]
+    ) -> None:
+        try:
+            await check_target(url, self.targets)
+        except InvalidError as exc:
+            raise DeliveryError(exc.code) from None
+        now = datetime.now(UTC)
+        payload = body(kind, data, now)
+        try:
+            response = await self.client.post(
+                url, content=payload, headers=signed_headers(secret, message_id, now, payload)
+            )
+        except httpx.HTTPError as exc:
+            raise DeliveryError(f"{type(exc).__name__}: {exc}"[:300]) from None
+        if not response.is_success:
+            raise DeliveryError(f"HTTP {response.status_code}")
+
+    async def close(self) -> None:
+        await self.client.aclose()

@@ -1,0 +1,325 @@
+"""The notification outbox: its rows, written with the move that causes them, and every query
+the dispatcher (``app.service.notifications``) and the player's endpoints run on it.
+
+A move's notes are inserted in the move's own transaction (``repo.commit_change``), or as one
+more part of the plain move's single PostgreSQL statement (``repo._PLAIN_PG``), and only for a
+player whose ``notification_settings`` row is ``active`` (has a channel) and, for
+``your_turn``, whose reminders are not ``none``: the database decides, in the same statement,
+so a move costs no extra round trip and a player without channels no row at all.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy import Connection, and_, bindparam, insert, literal, or_, select, true, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.store.models import Clock, NotificationSettings, OutboxRow, utcnow
+
+OUTBOX = cast(sa.Table, OutboxRow.__table__)
+SETTINGS = cast(sa.Table, NotificationSettings.__table__)
+
+# Reminder choices (``notification_settings.reminders``).
+REMINDERS = ("each_turn", "digest", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A notification a change causes: written to the outbox with it (``Change.notes``).
+
+    ``not_before``: deliver no earlier (a ``time_running_out`` notice); None: at once.
+    """
+
+    player_id: str
+    kind: str
+    table_id: str | None
+    payload: dict[str, Any]
+    message_id: str
+    not_before: datetime | None = None
+
+    @staticmethod
+    def new(
+        player_id: str,
+        kind: str,
+        table_id: str | None,
+        payload: dict[str, Any],
+        not_before: datetime | None = None,
+    ) -> Note:
+        return Note(player_id, kind, table_id, payload, f"msg_{secrets.token_hex(12)}", not_before)
+
+
+# The general path's insert: one row per note, only for a player it is for (see the module
+# docstring). An executemany of INSERT ... SELECT ... FROM notification_settings.
+_WANTED = and_(
+    SETTINGS.c.player_id == bindparam("o_player_id"),
+    SETTINGS.c.active == true(),
+    or_(bindparam("o_kind") != "your_turn", SETTINGS.c.reminders != "none"),
+)
+_INSERT_NOTES = insert(OUTBOX).from_select(
+    [
+        "message_id",
+        "player_id",
+        "kind",
+        "table_id",
+        "payload",
+        "status",
+        "created_at",
+        "next_at",
+        "attempts",
+        "channels_done",
+    ],
+    select(
+        bindparam("o_message_id", type_=sa.String),
+        SETTINGS.c.player_id,
+        bindparam("o_kind", type_=sa.String),
+        bindparam("o_table_id", type_=sa.String),
+        bindparam("o_payload", type_=sa.JSON),
+        literal("pending"),
+        bindparam("o_created_at", type_=OUTBOX.c.created_at.type),
+        bindparam("o_next_at", type_=OUTBOX.c.next_at.type),
+        literal(0),
+        bindparam("o_done", type_=sa.JSON),
+    ).where(_WANTED),
+)
+
+
+def write_notes(conn: Connection, notes: list[Note], now: datetime) -> None:
+    """Insert ``notes`` (those a player wants) in the transaction of ``conn``."""
+    if not notes:
+        return
+    conn.execute(
+        _INSERT_NOTES,
+        [
+            {
+                "o_message_id": n.message_id,
+                "o_player_id": n.player_id,
+                "o_kind": n.kind,
+                "o_table_id": n.table_id,
+                "o_payload": n.payload,
+                "o_created_at": now,
+                "o_next_at": n.not_before or now,
+                "o_done": [],
+            }
+            for n in notes
+        ],
+    )
+
+
+# The same insert as one more part of the plain move's PostgreSQL statement (``repo._PLAIN_PG``
+# appends it; its parameters are ``pg_arrays``), run only when the table's UPDATE matched.
+PLAIN_PG_PART = """, o AS (
+    INSERT INTO outbox (message_id, player_id, kind, table_id, payload, status, created_at,
+        next_at, attempts, channels_done)
+    SELECT n.message_id, n.player_id, n.kind, $1, n.payload::json, 'pending', $7,
+        coalesce(n.next_at, $7), 0, '[]'::json
+    FROM g, unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[])
+        AS n(message_id, player_id, kind, payload, next_at)
+    JOIN notification_settings s ON s.player_id = n.player_id AND s.active
+        AND (n.kind <> 'your_turn' OR s.reminders <> 'none')
+)"""
+
+
+def pg_arrays(notes: list[Note], dump: Any) -> list[list[Any]]:
+    """``PLAIN_PG_PART``'s five array parameters ($13..$17) for ``notes``."""
+    return [
+        [n.message_id for n in notes],
+        [n.player_id for n in notes],
+        [n.kind for n in notes],
+        [dump(n.payload) for n in notes],
+        [n.not_before for n in notes],
+    ]
+
+
+# A player's settings.
+
+
+async def settings_of(session: AsyncSession, player_id: str) -> NotificationSettings | None:
+    return await session.get(NotificationSettings, player_id, populate_existing=True)
+
+
+async def settings_for_update(session: AsyncSession, player_id: str) -> NotificationSettings:
+    """The player's settings row, created with the defaults when they have none."""
+    row = await settings_of(session, player_id)
+    if row is None:
+        row = NotificationSettings(
+            player_id=player_id,
+            reminders="each_turn",
+            digest_hours=24.0,
+            webhook_url=None,
+            webhook_secret=None,
+            push=False,
+            active=False,
+            last_digest_at=None,
+            lease_owner=None,
+            lease_until=None,
+            updated_at=utcnow(),
+        )
+        session.add(row)
+    return row
+
+
+def refresh_active(row: NotificationSettings) -> None:
+    """``active`` is whether the player has any channel."""
+    row.active = bool(row.webhook_url) or bool(row.push)
+    row.updated_at = utcnow()
+
+
+async def set_push_channel(session: AsyncSession, player_id: str, subscribed: bool) -> None:
+    """The Web Push side's hook: the player has (or no longer has) a push subscription, so
+    their notifications are (or are no longer) written to the outbox for it."""
+    row = await settings_for_update(session, player_id)
+    row.push = subscribed
+    refresh_active(row)
+
+
+async def deliveries(
+    session: AsyncSession, player_id: str, status: str | None, limit: int
+) -> list[OutboxRow]:
+    """The player's notifications, newest first (only ``status`` ones if given)."""
+    query = select(OutboxRow).where(OutboxRow.player_id == player_id)
+    if status is not None:
+        query = query.where(OutboxRow.status == status)
+    rows = await session.execute(query.order_by(OutboxRow.id.desc()).limit(limit))
+    return list(rows.scalars().all())
+
+
+# The dispatcher: which process delivers each player's notifications.
+
+
+async def due_players(session: AsyncSession, now: datetime, limit: int = 100) -> list[str]:
+    """Players with a notification due whose settings no live lease covers."""
+    query = (
+        select(OUTBOX.c.player_id)
+        .join(SETTINGS, SETTINGS.c.player_id == OUTBOX.c.player_id)
+        .where(
+            OUTBOX.c.status == "pending",
+            OUTBOX.c.next_at <= now,
+            or_(SETTINGS.c.lease_until.is_(None), SETTINGS.c.lease_until < now),
+        )
+        .distinct()
+        .limit(limit)
+    )
+    return list((await session.execute(query)).scalars().all())
+
+
+async def claim_player(
+    session: AsyncSession, player_id: str, owner: str, now: datetime, until: datetime
+) -> bool:
+    """Take or renew the lease of the player's notifications for ``owner`` unless another
+    process holds it or it is held back until a retry (one conditional UPDATE, as
+    ``repo.claim_bot_seat``)."""
+    result = await session.execute(
+        update(SETTINGS)
+        .where(
+            SETTINGS.c.player_id == player_id,
+            or_(
+                SETTINGS.c.lease_until.is_(None),
+                SETTINGS.c.lease_owner == owner,
+                SETTINGS.c.lease_until < now,
+            ),
+        )
+        .values(lease_owner=owner, lease_until=until)
+    )
+    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+async def release_player(
+    session: AsyncSession, player_id: str, owner: str, hold_until: datetime | None
+) -> None:
+    """Give up ``owner``'s lease; with ``hold_until``, no process takes the player before then
+    (their oldest notification waits for its retry, and the later ones keep their order)."""
+    await session.execute(
+        update(SETTINGS)
+        .where(SETTINGS.c.player_id == player_id, SETTINGS.c.lease_owner == owner)
+        .values(lease_owner=None if hold_until is None else "retry", lease_until=hold_until)
+    )
+
+
+async def release_all(session: AsyncSession, owner: str) -> None:
+    await session.execute(
+        update(SETTINGS)
+        .where(SETTINGS.c.lease_owner == owner)
+        .values(lease_owner=None, lease_until=None)
+    )
+
+
+async def pending_of(session: AsyncSession, player_id: str, limit: int) -> list[OutboxRow]:
+    """The player's pending notifications, oldest first."""
+    query = (
+        select(OutboxRow)
+        .where(OutboxRow.player_id == player_id, OutboxRow.status == "pending")
+        .order_by(OutboxRow.id)
+        .limit(limit)
+    )
+    return list((await session.execute(query)).scalars().all())
+
+
+async def finish(
+    session: AsyncSession,
+    row_ids: list[int],
+    owner: str,
+    player_id: str,
+    *,
+    status: str,
+    now: datetime,
+    channels_done: list[str] | None = None,
+    error: str | None = None,
+) -> bool:
+    """Mark rows ``status`` (delivered, failed, stale, digested), pinned to ``owner``'s lease:
+    False (nothing written) when another process took the player over."""
+    values: dict[str, Any] = {"status": status, "finished_at": now, "last_error": error}
+    if channels_done is not None:
+        values["channels_done"] = channels_done
+    result = await session.execute(
+        update(OUTBOX)
+        .where(OUTBOX.c.id.in_(row_ids), OUTBOX.c.status == "pending", _leased(player_id, owner))
+        .values(**values)
+    )
+    return bool(getattr(result, "rowcount", 0) >= 1)
+
+
+async def retry_later(
+    session: AsyncSession,
+    row_id: int,
+    owner: str,
+    player_id: str,
+    *,
+    next_at: datetime,
+    channels_done: list[str],
+    error: str,
+) -> None:
+    """Count a failed attempt; try again at ``next_at`` (pinned to the lease as ``finish``)."""
+    await session.execute(
+        update(OUTBOX)
+        .where(OUTBOX.c.id == row_id, OUTBOX.c.status == "pending", _leased(player_id, owner))
+        .values(
+            attempts=OUTBOX.c.attempts + 1,
+            next_at=next_at,
+            channels_done=channels_done,
+            last_error=error,
+        )
+    )
+
+
+async def postpone(session: AsyncSession, row_ids: list[int], next_at: datetime) -> None:
+    """Hold rows until ``next_at`` (a digest player's your_turn notes until their digest)."""
+    await session.execute(update(OUTBOX).where(OUTBOX.c.id.in_(row_ids)).values(next_at=next_at))
+
+
+def _leased(player_id: str, owner: str) -> sa.ColumnElement[bool]:
+    return (
+        select(SETTINGS.c.player_id)
+        .where(SETTINGS.c.player_id == player_id, SETTINGS.c.lease_owner == owner)
+        .exists()
+    )
+
+
+async def clock_deadline(session: AsyncSession, table_id: str) -> datetime | None:
+    """The table's pending deadline (``clocks.deadline``), if it has one."""
+    query = select(Clock.deadline).where(Clock.table_id == table_id)
+    return (await session.execute(query)).scalar_one_or_none()
