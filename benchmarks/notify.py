@@ -252,75 +252,6 @@ async def phase(  # noqa: PLR0917
         return out
 
 
-async def timeouts(kind: str, count: int, seconds: float) -> JSON:
-    """Timeout precision: ``count`` clocked tables (per_move ``seconds``, policy claim) started
-    one after another by the same two players, nobody moving: each deadline pending at once;
-    how late each ``time_expired`` was written after its deadline."""
-    async with database(kind) as url, serve(url, {"LOG_LEVEL": "WARNING"}) as server:
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-        async with httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as http:
-            auth = []
-            for name in ("A", "B"):
-                token = (await http.post("/v1/players", json={"name": name})).json()["token"]
-                auth.append({"Authorization": f"Bearer {token}"})
-            clock = {"control": "per_move", "seconds": seconds, "policy": "claim"}
-            gate = asyncio.Semaphore(32)
-            deadlines: dict[str, float] = {}
-
-            async def one() -> None:
-                async with gate:
-                    r = await call(
-                        http, "POST", "/v1/tables", json={"clock": clock}, headers=auth[0]
-                    )
-                    table = r.json()
-                    await call(http, "POST", f"/v1/invites/{table['invite_code']}", headers=auth[1])
-                    await call(
-                        http, "POST", f"/v1/tables/{table['table_id']}/start", headers=auth[0]
-                    )
-                    view = (await call(http, "GET", f"/v1/tables/{table['table_id']}")).json()
-                    due = view["clock"]["deadline"]
-                    deadlines[table["table_id"]] = datetime.fromisoformat(due).timestamp()
-
-            started = time.monotonic()
-            await asyncio.gather(*(one() for _ in range(count)))
-            created_s = time.monotonic() - started
-            assert created_s < seconds, "the tables took longer to start than their clock"
-            expired: dict[str, float] = {}
-            for _ in range(int(seconds * 10) + 1200):
-                expired = await expired_times(url)
-                if len(expired) >= count:
-                    break
-                await asyncio.sleep(0.1)
-        late = [expired[t] - deadlines[t] for t in deadlines if t in expired]
-        return {
-            "deadlines": count,
-            "started_within_s": round(created_s, 1),
-            "expired": len(late),
-            "lateness_p50_ms": _pct(late, 0.5),
-            "lateness_p99_ms": _pct(late, 0.99),
-            "lateness_max_ms": _pct(late, 1.0),
-            "early": sum(x < 0 for x in late),
-        }
-
-
-async def expired_times(url: str) -> dict[str, float]:
-    """When each table's ``time_expired`` event was written, by table id."""
-    query = "SELECT table_id, created_at FROM events WHERE type = 'time_expired'"
-    if url.startswith("sqlite"):
-        with contextlib.closing(sqlite3.connect(url.split("///", 1)[1])) as conn:
-            rows = conn.execute(query).fetchall()
-        out = {}
-        for table_id, created in rows:
-            at = datetime.fromisoformat(created)
-            out[table_id] = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
-        return out
-    conn = await asyncpg.connect(url.replace("+asyncpg", ""))
-    try:
-        return {r[0]: r[1].timestamp() for r in await conn.fetch(query)}
-    finally:
-        await conn.close()
-
-
 async def run(dbs: list[str], tables: int, seconds: float, think: float, directory: Path) -> JSON:
     results: JSON = {}
     env = {"WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_LOOPBACK": "true", "LOG_LEVEL": "WARNING"}
@@ -345,16 +276,9 @@ def main() -> None:
     p.add_argument("--db", nargs="+", default=["postgresql", "sqlite"])
     p.add_argument("--think", type=float, default=0.0, help="pause before each move (s)")
     p.add_argument("--receiver", nargs=2, help=argparse.SUPPRESS)
-    p.add_argument("--timeouts", type=int, default=0, help="measure timeout lateness instead")
-    p.add_argument("--clock-seconds", type=float, default=120.0)
     args = p.parse_args()
     if args.receiver:
         receive(int(args.receiver[0]), Path(args.receiver[1]))
-        return
-    if args.timeouts:
-        for kind in args.db:
-            result = uvloop.run(timeouts(kind, args.timeouts, args.clock_seconds))
-            print(kind, json.dumps({**result, "load_average": os.getloadavg()}), flush=True)
         return
     with tempfile.TemporaryDirectory() as tmp:
         results = uvloop.run(run(args.db, args.tables, args.seconds, args.think, Path(tmp)))
