@@ -6,7 +6,8 @@ process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> s
 says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
 ``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
 which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
-checks of ``/readyz``) and ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
+checks of ``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
+and ``webpush`` (``app.service.webpush.WebPushChannel``: push subscriptions and delivery)
 — WebSocket routes reach them through ``app.state``
 (``websocket.app.state.service``).
 """
@@ -29,7 +30,7 @@ from app.api.access import AccessMiddleware
 from app.api.frames import Frames
 from app.api.ratelimit import RateLimitMiddleware
 from app.api.request_body import BodyLimit
-from app.api.routes import health, live, moves, players, ratings, tables, tickets, web
+from app.api.routes import health, live, moves, players, push, ratings, tables, tickets, web
 from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
@@ -39,6 +40,7 @@ from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
+from app.service.webpush import WebPushChannel
 from app.settings import Settings
 from app.store import Database, run_migrations
 
@@ -150,6 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.service = service
         app.state.bots = bots
+        webpush = app.state.webpush = WebPushChannel(db, settings)
         await bots.start()
         purger = asyncio.create_task(
             purge_idempotency_keys(
@@ -166,6 +169,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await bots.stop()
+            await webpush.close()
             await hub.stop()
             await ticket_store.close()
             await rate_limits.close()
@@ -197,7 +201,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(AccessMiddleware)
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    for module in (moves, players, tables, live, tickets, health, ratings):
+    for module in (moves, players, tables, live, tickets, health, ratings, push):
         app.include_router(module.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app
