@@ -18,6 +18,11 @@ any that are or resolve to a private, loopback or link-local address (checked wh
 subscription is stored and again on each connection, by the resolver, so a DNS name cannot
 move inside the network later); ``push_allow_private`` admits them for local tests.
 
+``on_subscribed(session, player_id, subscribed)`` is told, in the transaction that stored or
+deleted a subscription (by the player, or dropped after a 404/410), whether the player has one
+left: the outbox's hook (``app.store.outbox.set_push_channel``) writes notifications for push
+only for players who have.
+
 Without ``vapid_private_key`` Web Push is off: ``enabled`` is False, the routes answer 404
 ``push_disabled`` and ``deliver`` does nothing. ``python -m app.service.webpush`` prints a new
 key as the environment line to set.
@@ -32,6 +37,7 @@ import ipaddress
 import logging
 import socket
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,6 +50,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid
 from pywebpush import WebPushException, webpush_async
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.service.commands import Actor
 from app.service.errors import InvalidError, NotFoundError
@@ -138,6 +145,11 @@ def new_private_key() -> str:
     return b64url(key.private_numbers().private_value.to_bytes(32, "big"))
 
 
+# Told, in the same transaction, whether a player has any push subscription left after one was
+# stored or deleted (the outbox writes notifications for push only for those who have one).
+SubscribedHook = Callable[[AsyncSession, str, bool], Awaitable[None]]
+
+
 @dataclass(frozen=True, slots=True)
 class Subscription:
     """A browser's ``PushSubscription`` as it arrives (``endpoint``, ``keys.p256dh``,
@@ -151,8 +163,11 @@ class Subscription:
 class WebPushChannel:
     """Players' push subscriptions, and delivery to them; one per app (``app.state.webpush``)."""
 
-    def __init__(self, db: Database, settings: Settings) -> None:
+    def __init__(
+        self, db: Database, settings: Settings, *, on_subscribed: SubscribedHook | None = None
+    ) -> None:
         self.db = db
+        self.on_subscribed = on_subscribed
         self.ttl = settings.push_ttl_seconds
         self.timeout = settings.push_timeout
         self.allow_private = settings.push_allow_private
@@ -242,6 +257,7 @@ class WebPushChannel:
         self.require()
         self.check(subscription)
         async with self.db.write() as session:
+            before = await store.owner(session, subscription.endpoint)
             row = await store.upsert(
                 session,
                 uuid.uuid4().hex,
@@ -251,7 +267,15 @@ class WebPushChannel:
                 auth=subscription.auth,
             )
             await store.trim(session, actor.player_id, SUBSCRIPTIONS_PER_PLAYER)
+            await self._changed(session, actor.player_id)
+            if before is not None and before != actor.player_id:
+                await self._changed(session, before)
         return row
+
+    async def _changed(self, session: AsyncSession, player_id: str) -> None:
+        if self.on_subscribed is not None:
+            left = await store.of_player(session, player_id)
+            await self.on_subscribed(session, player_id, bool(left))
 
     async def subscriptions(self, actor: Actor) -> list[PushSubscription]:
         self.require()
@@ -263,6 +287,8 @@ class WebPushChannel:
         self.require()
         async with self.db.write() as session:
             removed = await store.remove(session, actor.player_id, subscription_id)
+            if removed:
+                await self._changed(session, actor.player_id)
         if not removed:
             raise NotFoundError("push_subscription_not_found", "you have no such subscription")
 
@@ -296,6 +322,7 @@ class WebPushChannel:
         if gone:
             async with self.db.write() as session:
                 await store.remove_ids(session, gone)
+                await self._changed(session, player_id)
         failures = [o for o in outcomes if isinstance(o, BaseException)]
         for failure in failures:
             if not isinstance(failure, PushRetryableError):

@@ -42,6 +42,14 @@ async def upsert(
     return row
 
 
+async def owner(session: AsyncSession, endpoint: str) -> str | None:
+    """The player the subscription of ``endpoint`` belongs to, if it is stored."""
+    found = await session.scalar(
+        select(PushSubscription.player_id).where(PushSubscription.endpoint == endpoint)
+    )
+    return None if found is None else str(found)
+
+
 async def of_player(session: AsyncSession, player_id: str) -> list[PushSubscription]:
     """The player's subscriptions, oldest first."""
     rows = await session.execute(

@@ -15,7 +15,9 @@ import orjson
 import pytest
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.asymmetric import ec
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.service.commands import Actor
 from app.service.errors import InvalidError
 from app.service.webpush import (
     PushRetryableError,
@@ -324,3 +326,35 @@ async def test_by_default_private_and_plain_http_endpoints_are_refused(
     time.sleep(0.2)
     assert push_service.drain() == []
     assert await endpoints(push_client, jo) == [f"https://localhost:{port}/push/jo"]
+
+
+async def test_the_outbox_is_told_who_has_a_subscription_left(
+    push_server: Server, push_client: httpx.AsyncClient, push_service: PushService
+) -> None:
+    """``on_subscribed`` hears, in the same transaction, each change of "has a subscription"."""
+    told: list[tuple[str, bool]] = []
+
+    async def record(session: AsyncSession, player_id: str, subscribed: bool) -> None:
+        assert session.in_transaction()
+        told.append((player_id, subscribed))
+
+    db = Database(push_server.settings.database_url)
+    channel = WebPushChannel(db, push_server.settings, on_subscribed=record)
+    try:
+        kim, lou = await new_player(push_client, "Kim"), await new_player(push_client, "Lou")
+        kim_actor, lou_actor = Actor(kim.id, kim.name), Actor(lou.id, lou.name)
+        browser = Browser(push_service.endpoint(uuid.uuid4().hex))
+        sub = Subscription(browser.endpoint, b64url(browser.public), b64url(browser.auth))
+        row = await channel.subscribe(kim_actor, sub)
+        assert told == [(kim.id, True)]
+        await channel.subscribe(lou_actor, sub)  # the browser moves to Lou
+        assert told[1:] == [(lou.id, True), (kim.id, False)]
+        await channel.unsubscribe(lou_actor, row.id)
+        assert told[3:] == [(lou.id, False)]
+        await channel.subscribe(kim_actor, sub)
+        push_service.status[f"/push/{browser.endpoint.rsplit('/', 1)[1]}"] = 410
+        await channel.deliver(kim.id, "your_turn", {"table_id": "t"})
+        assert told[4:] == [(kim.id, True), (kim.id, False)]
+    finally:
+        await channel.close()
+        await db.close()

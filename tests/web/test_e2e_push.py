@@ -34,6 +34,9 @@ from tests.api.conftest import Server, start_server
 from tests.api.pushing import Browser, PushService, running_push_service
 from tests.web.conftest import Contexts
 
+# A your_turn's data as the outbox writes it (docs/notifications.md), besides its table_id.
+YOUR_TURN = {"hand_number": 1, "phase": "draw"}
+
 STAND_IN = """
 (fake) => {
   let current = null;
@@ -153,7 +156,7 @@ def test_notify_me_subscribes_posts_and_stop_unsubscribes(
             thread.submit(asyncio.run, _deliver(push_web_server, me["id"], table_id)).result()
         got = push_service.received.get(timeout=5)
         notice = orjson.loads(browser_keys.decrypt(got.body))
-        assert notice == {"kind": "your_turn", "table_id": table_id, "opponent": "Bo"}
+        assert notice == {"kind": "your_turn", **YOUR_TURN, "table_id": table_id}
 
         # A push service hands that notice to the worker: it shows "your turn".
         push_to_worker(page, notice)
@@ -165,11 +168,20 @@ def test_notify_me_subscribes_posts_and_stop_unsubscribes(
         assert notes == [
             {
                 "title": "Gin Rummy",
-                "body": "Sua vez na mesa contra Bo",
+                "body": f"Sua vez na mesa {table_id[:6]}",
                 "tag": table_id,
                 "data": {"url": f"{push_web_server.url}/t/{table_id}"},
             }
         ]
+
+        joined = {"kind": "opponent_joined", "table_id": "b" * 32, "player": {"name": "Bo"}}
+        push_to_worker(page, joined)
+        for _ in range(100):
+            notes = shown(page, "b" * 32)
+            if notes:
+                break
+            time.sleep(0.05)
+        assert [n["body"] for n in notes] == [f"Bo sentou na sua mesa {'b' * 6}"]
 
         page.click("button.push-off")
         page.wait_for_selector("button.push-on")
@@ -181,7 +193,7 @@ async def _deliver(server: Server, player_id: str, table_id: str) -> None:
     db = Database(server.settings.database_url)
     channel = WebPushChannel(db, server.settings)
     try:
-        await channel.deliver(player_id, "your_turn", {"table_id": table_id, "opponent": "Bo"})
+        await channel.deliver(player_id, "your_turn", {**YOUR_TURN, "table_id": table_id})
     finally:
         await channel.close()
         await db.close()

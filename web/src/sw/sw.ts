@@ -6,28 +6,30 @@ export {};
 declare const self: ServiceWorkerGlobalScope;
 
 type Lang = "pt" | "en";
+// What the server pushes: the notification's kind and its data (docs/notifications.md).
 interface Notice {
   kind?: string;
   table_id?: string;
-  opponent?: string;
+  player?: { name?: string };
+  count?: number;
 }
 
 const TEXT: Record<Lang, Record<string, string>> = {
   pt: {
     your_turn: "Sua vez na mesa {table}",
-    opponent_joined: "Alguém sentou na sua mesa {table}",
+    opponent_joined: "{name} sentou na sua mesa {table}",
     match_finished: "A partida da mesa {table} terminou",
     time_running_out: "Seu tempo está acabando na mesa {table}",
+    your_turn_digest: "Sua vez em {count} mesas",
     other: "Novidade na mesa {table}",
-    against: "contra {name}",
   },
   en: {
     your_turn: "Your turn at table {table}",
-    opponent_joined: "Someone sat down at your table {table}",
+    opponent_joined: "{name} sat down at your table {table}",
     match_finished: "The match at table {table} is over",
     time_running_out: "Your time is running out at table {table}",
+    your_turn_digest: "Your turn at {count} tables",
     other: "News at table {table}",
-    against: "against {name}",
   },
 };
 
@@ -43,20 +45,18 @@ async function language(): Promise<Lang> {
   return (self.navigator.language || "pt").toLowerCase().startsWith("pt") ? "pt" : "en";
 }
 
-function tableUrl(notice: Notice): string {
-  return notice.table_id ? `/t/${notice.table_id}` : "/";
-}
-
 async function show(notice: Notice): Promise<void> {
-  const url = new URL(tableUrl(notice), self.location.origin).href;
+  const url = new URL(notice.table_id ? `/t/${notice.table_id}` : "/", self.location.origin).href;
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   // The player is looking at this table already: its own socket told them.
   if (windows.some((w) => w.focused && w.url === url)) return;
   const text = TEXT[await language()];
-  const table = notice.opponent
-    ? text.against.replace("{name}", notice.opponent)
-    : (notice.table_id ?? "").slice(0, 6);
-  const body = (text[notice.kind ?? ""] ?? text.other).replace("{table}", table);
+  const vars: Record<string, string> = {
+    table: (notice.table_id ?? "").slice(0, 6),
+    name: notice.player?.name ?? "?",
+    count: String(notice.count ?? ""),
+  };
+  const body = (text[notice.kind ?? ""] ?? text.other).replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? "");
   await self.registration.showNotification("Gin Rummy", {
     body,
     tag: notice.table_id ?? notice.kind ?? "ginrummy",
