@@ -494,8 +494,6 @@ class HandOut(BaseModel):
     result: dict[str, Any] | None
 
 
-# Base64url, padded or not: a browser's ``PushSubscription.toJSON()`` keys.
-BASE64URL_PATTERN = r"^[A-Za-z0-9_-]+={0,2}$"
 PUSH_ENDPOINT = "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH..."
 PUSH_SUBSCRIPTION_EXAMPLE = {
     "id": "0d6f4c1b2a3e4f5a6b7c8d9e0f1a2b3c",
@@ -506,15 +504,12 @@ PUSH_SUBSCRIPTION_EXAMPLE = {
 
 class PushKeys(Body):
     p256dh: str = Field(
-        min_length=1,
-        max_length=100,
-        pattern=BASE64URL_PATTERN,
-        description="The browser's P-256 public key (65 bytes uncompressed), base64url.",
+        pattern=r"^B[A-Za-z0-9_-]{86}=?$",
+        description="The browser's P-256 public key, base64url of its 65-byte uncompressed point "
+        "(it must lie on the curve: 422 invalid_push_subscription otherwise).",
     )
     auth: str = Field(
-        min_length=1,
-        max_length=40,
-        pattern=BASE64URL_PATTERN,
+        pattern=r"^[A-Za-z0-9_-]{22}(==)?$",
         description="The browser's 16-byte authentication secret, base64url.",
     )
 
@@ -546,7 +541,9 @@ class PushSubscriptionIn(Body):
     )
     keys: PushKeys
     expirationTime: float | None = Field(  # noqa: N815  (the browser's own name)
-        default=None, description="Ignored: the push service says when it is gone (404/410)."
+        default=None,
+        strict=True,
+        description="Ignored: the push service says when it is gone (404/410).",
     )
 
 

@@ -246,8 +246,9 @@ async def test_bad_subscriptions_are_422_with_a_code(
     not_on_curve = b"\x04" + b"\x01" * 64
     cases: list[tuple[object, str]] = [
         (_bad(browser, p256dh=b64url(not_on_curve)), "invalid_push_subscription"),
-        (_bad(browser, p256dh=b64url(browser.public[:33])), "invalid_push_subscription"),
-        (_bad(browser, auth=b64url(b"short")), "invalid_push_subscription"),
+        (_bad(browser, p256dh=b64url(b"\x04" + b"\xff" * 64)), "invalid_push_subscription"),
+        (_bad(browser, p256dh=b64url(browser.public[:33])), "invalid_request"),
+        (_bad(browser, auth=b64url(b"short")), "invalid_request"),
         (_bad(browser, endpoint="ftp://push.example/x"), "invalid_push_subscription"),
         (_bad(browser, endpoint="not a url"), "invalid_push_subscription"),
         (_bad(browser, endpoint="https://user:pw@push.example/x"), "invalid_push_subscription"),

@@ -1037,7 +1037,7 @@ export interface components {
             auth: string;
             /**
              * P256Dh
-             * @description The browser's P-256 public key (65 bytes uncompressed), base64url.
+             * @description The browser's P-256 public key, base64url of its 65-byte uncompressed point (it must lie on the curve: 422 invalid_push_subscription otherwise).
              */
             p256dh: string;
         };
