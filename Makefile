@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # The web client (web/): npm ci when the lock changes, vite build when a source is newer.
 WEB_DEPS := web/node_modules/.installed
 WEB_BUILD := web/dist/index.html
-WEB_SRC := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json
+WEB_SRC := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/tsconfig.sw.json
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,7 +25,7 @@ $(WEB_BUILD): $(WEB_DEPS) $(WEB_SRC)
 	cd web && npx vite build --logLevel warn
 
 web-check: $(WEB_DEPS)
-	cd web && npx tsc --noEmit
+	cd web && npx tsc --noEmit && npx tsc --noEmit -p tsconfig.sw.json
 
 # After an API change: regenerate the client's types from the server's schemas.
 web-types: $(STAMP) $(WEB_DEPS)

@@ -6,7 +6,8 @@ process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> s
 says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
 ``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
 which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
-checks of ``/readyz``) and ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
+checks of ``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
+and ``webpush`` (``app.service.webpush.WebPushChannel``: push subscriptions and delivery)
 — WebSocket routes reach them through ``app.state``
 (``websocket.app.state.service``).
 """
@@ -35,6 +36,7 @@ from app.api.routes import (
     moves,
     notifications,
     players,
+    push,
     ratings,
     tables,
     tickets,
@@ -46,14 +48,21 @@ from app.service.bots import BotRunner
 from app.service.bus import RedisBus
 from app.service.clocks import DeadlineRunner
 from app.service.hub import Hub
-from app.service.notifications import Channel, Dispatcher, Preferences, WebhookChannel
+from app.service.notifications import (
+    Channel,
+    Dispatcher,
+    Preferences,
+    PushChannel,
+    WebhookChannel,
+)
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
 from app.service.webhooks import Targets, WebhookSender
+from app.service.webpush import WebPushChannel
 from app.settings import Settings
-from app.store import Database, run_migrations
+from app.store import Database, outbox, run_migrations
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +179,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.service = service
         app.state.bots = bots
+        # Web Push: a subscription sets the player's push flag in the outbox's settings, so their
+        # notifications are written for it (``outbox.set_push_channel``).
+        webpush = app.state.webpush = WebPushChannel(
+            db, settings, on_subscribed=outbox.set_push_channel
+        )
         await bots.start()
         deadlines = DeadlineRunner(
             service,
@@ -185,8 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.preferences = Preferences(db, targets)
         sender = WebhookSender(targets, settings.webhook_timeout)
-        # The Web Push channel joins here: PushChannel(WebPushChannel(...)).
-        channels: list[Channel] = [WebhookChannel(sender)]
+        channels: list[Channel] = [WebhookChannel(sender), PushChannel(webpush)]
         dispatcher = app.state.dispatcher = Dispatcher(
             db,
             channels,
@@ -217,6 +230,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await dispatcher.stop()
             await sender.close()
             await bots.stop()
+            await webpush.close()
             await hub.stop()
             await ticket_store.close()
             await rate_limits.close()
@@ -248,7 +262,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(AccessMiddleware)
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    for module in (moves, players, notifications, tables, live, tickets, health, ratings):
+    for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
         app.include_router(module.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

@@ -104,6 +104,20 @@ class Settings(BaseSettings):
     webhook_allow_http: bool = False
     webhook_allow_private: bool = False
     webhook_allow_loopback: bool = False
+    # Web Push (``app.service.webpush``): the VAPID private key (base64url of the raw 32-byte
+    # P-256 key, as ``python -m app.service.webpush`` prints it, or PEM); empty turns Web Push
+    # off (its routes answer 404 ``push_disabled``). ``vapid_subject`` is the operator's
+    # contact, ``mailto:`` or ``https:`` (push services may write to it); empty: ``public_url``.
+    # A push waits at the push service at most ``push_ttl_seconds`` for a device to come
+    # online; one request to a push service takes at most ``push_timeout`` seconds.
+    # ``push_allow_private`` admits ``http:`` endpoints and private, loopback and link-local
+    # addresses (local tests only: otherwise a subscription could make the server POST inside
+    # its own network).
+    vapid_private_key: str = ""
+    vapid_subject: str = ""
+    push_ttl_seconds: int = 604800
+    push_timeout: float = 10.0
+    push_allow_private: bool = False
 
     def origins(self) -> list[str]:
         """The allowed origins: ``public_url``'s own, then ``allowed_origins``."""

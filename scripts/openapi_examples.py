@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -19,10 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from websockets.asyncio.client import ClientConnection, connect
 
 from app.api.messages import MESSAGE_MODELS, ws_schema
 from app.main import create_app
+from app.service.webpush import b64url, new_private_key
 from tests.api.conftest import start_server
 from tests.api.helpers import Player, choose, new_player
 
@@ -219,6 +223,30 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)
         await rec.call("GET", "/v1/players/me/notifications/deliveries", ada)
         await rec.call("DELETE", "/v1/players/me/webhook", ada)
+        await rec.call("GET", "/v1/push/key")
+        browser = ec.generate_private_key(ec.SECP256R1()).public_key()
+        subscription = {
+            "endpoint": "https://fcm.googleapis.com/fcm/send/eXaMpLe:APA91bExample",
+            "expirationTime": None,
+            "keys": {
+                "p256dh": b64url(
+                    browser.public_bytes(
+                        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+                    )
+                ),
+                "auth": b64url(os.urandom(16)),
+            },
+        }
+        pushed = (
+            await rec.call("POST", "/v1/players/me/push-subscriptions", bo, subscription)
+        ).json()
+        await rec.call("GET", "/v1/players/me/push-subscriptions", bo)
+        await rec.call(
+            "DELETE",
+            "/v1/players/me/push-subscriptions/{subscription_id}",
+            bo,
+            subscription_id=pushed["id"],
+        )
         await rec.call("GET", "/v1/leaderboards/{category}", category="standard")
         await rec.call("GET", "/v1/players/{player_id}", player_id=ada.id)
         await rec.call("GET", "/healthz")
@@ -241,7 +269,12 @@ def _write(path: Path, value: Any) -> None:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        server = start_server(f"sqlite+aiosqlite:///{tmp}/examples.db", ws_heartbeat=0.3)
+        server = start_server(
+            f"sqlite+aiosqlite:///{tmp}/examples.db",
+            ws_heartbeat=0.3,
+            vapid_private_key=new_private_key(),
+            vapid_subject="mailto:ops@example.com",
+        )
         try:
             exchanges, messages = asyncio.run(record(server.url))
         finally:

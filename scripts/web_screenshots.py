@@ -3,7 +3,9 @@
     python -m scripts.web_screenshots
 
 Starts a server on a temp SQLite file (bots without pauses), plays against TITO by clicks, and
-saves the start page, a hand in play, the result board and the phone layout (390x844).
+saves the start page, a hand in play, the result board and the phone layout (390x844); then,
+as the server has a VAPID key, "Notify me when it's my turn" in the phone's table menu
+(``push-menu.png``) and on a returning player's start page (``push.png``, ``push-phone.png``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
+from app.service.webpush import new_private_key
 from tests.api.conftest import start_server
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.web.helpers import click_turn, play_until, start_bot_match, wait_actionable
@@ -33,10 +36,31 @@ def discard_phase(page: Page) -> None:
     (loose.last if loose.count() else page.locator(".hand .hand-card").last).click()
 
 
+def push_shots(desk: Page, mobile: Page) -> None:
+    """The push control where a returning player sees it: the table menu (the phone, mid-hand)
+    and the start page (both sizes)."""
+    for page in (desk, mobile):
+        # Headless Chromium answers "denied" until told otherwise; a person would be asked.
+        page.context.grant_permissions(["notifications"])
+    mobile.click(".menu-button")
+    mobile.wait_for_selector(".menu button.push-on")
+    mobile.screenshot(path=OUT / "push-menu.png")
+    for page, name in ((desk, "push.png"), (mobile, "push-phone.png")):
+        page.goto("/")
+        page.wait_for_selector("button.push-on")
+        page.wait_for_selector(".tables li")
+        page.locator(".push").scroll_into_view_if_needed()
+        page.screenshot(path=OUT / name)
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        server = start_server(f"sqlite+aiosqlite:///{tmp}/shots.db")
+        server = start_server(
+            f"sqlite+aiosqlite:///{tmp}/shots.db",
+            vapid_private_key=new_private_key(),
+            vapid_subject="mailto:ops@example.com",
+        )
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -67,6 +91,7 @@ def main() -> None:
                 start_bot_match(mobile, "Bia", "CARMEN", target=60, time="live")
                 discard_phase(mobile)
                 mobile.screenshot(path=OUT / "phone.png")
+                push_shots(page, mobile)
                 browser.close()
         finally:
             server.stop()

@@ -4,7 +4,19 @@ import { defineConfig } from "vite";
 // `npx vite` serves the sources with the API proxied to `make run`'s server.
 export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
-  build: { outDir: "dist", target: "es2020", assetsInlineLimit: 0, reportCompressedSize: false },
+  build: {
+    outDir: "dist",
+    target: "es2020",
+    assetsInlineLimit: 0,
+    reportCompressedSize: false,
+    rollupOptions: {
+      // The service worker is its own entry at a fixed, unhashed path: /sw.js, scope /.
+      input: { index: "index.html", sw: "src/sw/sw.ts" },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === "sw" ? "sw.js" : "assets/[name]-[hash].js"),
+      },
+    },
+  },
   server: {
     proxy: { "/v1": { target: "http://127.0.0.1:8000", ws: true } },
   },

@@ -324,3 +324,18 @@ class OutboxRow(Base):
             sqlite_where=text("status = 'pending'"),
         ),
     )
+
+
+class PushSubscription(Base):
+    """A browser's Web Push subscription (migration 0008): where to POST, and the keys the
+    payload is encrypted to (RFC 8291). One row per endpoint: a browser that subscribes again,
+    as the same or another player, updates its row."""
+
+    __tablename__ = "push_subscriptions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    endpoint: Mapped[str] = mapped_column(String(1024), unique=True)
+    p256dh: Mapped[str] = mapped_column(String(100))
+    auth: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime]

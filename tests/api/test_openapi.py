@@ -37,8 +37,11 @@ def test_every_operation_has_request_and_response_examples() -> None:
 
 # Changes that answer with a new secret (a token, a socket ticket): a replay would need the
 # secret stored in the clear, so they take no Idempotency-Key; revoking a token is idempotent
-# by nature (again: 404 token_not_found, nothing changes).
+# by nature (again: 404 token_not_found, nothing changes), and so are storing a push
+# subscription (one row per endpoint) and deleting one.
 NOT_REPLAYED = {
+    "post /v1/players/me/push-subscriptions",
+    "delete /v1/players/me/push-subscriptions/{subscription_id}",
     "post /v1/players/me/tokens",
     "post /v1/players/me/tokens/rotate",
     "delete /v1/players/me/tokens/{token_id}",

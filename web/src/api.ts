@@ -8,6 +8,9 @@ import type {
   MatchRecord,
   PlayerCreated,
   PlayerOut,
+  PushKeyOut,
+  PushSubscriptionIn,
+  PushSubscriptionOut,
   TableCreate,
   TableOut,
   TicketOut,
@@ -108,6 +111,11 @@ export const api = {
   hand: (id: string, number: number, match: number) =>
     call<HandOut>("GET", `/v1/tables/${id}/hands/${number}?match=${match}`, undefined, false),
   matches: () => call<MatchRecord[]>("GET", "/v1/players/me/matches"),
+  pushKey: () => call<PushKeyOut>("GET", "/v1/push/key", undefined, false),
+  subscribePush: (body: PushSubscriptionIn) =>
+    call<PushSubscriptionOut>("POST", "/v1/players/me/push-subscriptions", body),
+  unsubscribePush: (id: string) =>
+    call<PushSubscriptionOut[]>("DELETE", `/v1/players/me/push-subscriptions/${encodeURIComponent(id)}`),
   /** One move: the path of its route and its body. */
   move: (id: string, path: string, body: Record<string, unknown> = {}) =>
     call<CommandOut>("POST", `/v1/tables/${id}/${path}`, body),

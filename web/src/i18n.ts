@@ -141,6 +141,11 @@ const pt = {
   ev_player_joined: "{name} sentou à mesa.",
   ev_bot_seated: "{name} sentou à mesa.",
   notifications: "Avisos de vez",
+  pushOn: "Avisar quando for minha vez",
+  pushOff: "Parar os avisos de vez",
+  pushActive: "Avisos de vez ligados neste navegador, mesmo com a aba fechada.",
+  pushBlocked: "As notificações deste site estão bloqueadas nas configurações do navegador.",
+  pushFailed: "Não deu para ligar os avisos: {reason}",
   noChat: "Nenhuma mensagem ainda.",
   chatSeatsOnly: "A conversa é dos dois jogadores; quem assiste não a vê.",
   message: "Mensagem",
@@ -305,6 +310,11 @@ const en: Record<Key, string> = {
   ev_player_joined: "{name} sat down.",
   ev_bot_seated: "{name} sat down.",
   notifications: "Turn alerts",
+  pushOn: "Notify me when it's my turn",
+  pushOff: "Stop turn notifications",
+  pushActive: "Turn notifications are on in this browser, even with the tab closed.",
+  pushBlocked: "Notifications from this site are blocked in the browser's settings.",
+  pushFailed: "Could not turn notifications on: {reason}",
   noChat: "No messages yet.",
   chatSeatsOnly: "The chat is the two players' own; spectators do not see it.",
   message: "Message",
@@ -350,9 +360,20 @@ export let lang: Lang = initial();
 export function setLang(next: Lang): void {
   lang = next;
   localStorage.setItem(LANG_KEY, next);
+  shareLang();
   document.documentElement.lang = next === "pt" ? "pt-BR" : "en";
 }
 document.documentElement.lang = lang === "pt" ? "pt-BR" : "en";
+
+/** Tell the service worker (src/sw) the language of its notifications: it cannot read
+ * localStorage, but both read the Cache API. */
+export function shareLang(): void {
+  if (!("caches" in window)) return;
+  void caches
+    .open("ginrummy-prefs")
+    .then((cache) => cache.put("/lang", new Response(lang)))
+    .catch(() => undefined);
+}
 
 export function t(key: Key, vars: Record<string, string | number> = {}): string {
   return TABLE[lang][key].replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ""));

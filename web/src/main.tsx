@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { adoptToken } from "./api";
 import { lang, setLang } from "./i18n";
 import { listen } from "./notify";
+import { registerWorker } from "./push";
 import { StartPage } from "./start";
 import { TablePage } from "./table";
 import "./style.css";
@@ -36,6 +37,7 @@ async function boot(): Promise<void> {
     history.replaceState(null, "", location.pathname + location.search);
   }
   listen();
+  void registerWorker();
   render(<App />, document.getElementById("app")!);
 }
 

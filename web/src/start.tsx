@@ -7,6 +7,7 @@ import { t, type Key } from "./i18n";
 import { navigate } from "./router";
 import { askPermission, listen } from "./notify";
 import { deckPref, setDeckPref } from "./prefs";
+import { PushToggle } from "./push";
 import type { BotLevel, DeckDesign, MatchRecord, TableCreate, TableOut } from "./types";
 import { BOT_LEVELS, BOT_NAMES, DECK_DESIGNS } from "./types";
 
@@ -238,6 +239,7 @@ function MyTables() {
             );
           })}
         </ul>
+        <PushToggle />
       </div>
       <div>
         <h2>{t("finished")}</h2>

@@ -7,6 +7,7 @@ import { cardName, lang, t } from "./i18n";
 import { TableLive } from "./live";
 import { askPermission, listen, yourTurn } from "./notify";
 import { beep, deckPref, setDeckPref, setSound, soundOn } from "./prefs";
+import { PushToggle } from "./push";
 import { ResultBoard } from "./result";
 import { navigate } from "./router";
 import { DeckPicker, NameField } from "./start";
@@ -741,11 +742,16 @@ function Menu(props: {
         <button type="button" onClick={switchLang} lang={lang === "pt" ? "en" : "pt"}>
           {t("language")}
         </button>
-        {"Notification" in window && Notification.permission === "default" && (
-          <button type="button" onClick={askPermission}>
-            {t("notifications")}
-          </button>
-        )}
+        <PushToggle
+          fallback={
+            "Notification" in window &&
+            Notification.permission === "default" && (
+              <button type="button" onClick={askPermission}>
+                {t("notifications")}
+              </button>
+            )
+          }
+        />
         {view.you !== null && (
           <button
             type="button"

@@ -250,6 +250,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me/push-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscriptions
+         * @description Your push subscriptions, oldest first (at most 10: a new one drops the oldest).
+         */
+        get: operations["subscriptions_v1_players_me_push_subscriptions_get"];
+        put?: never;
+        /**
+         * Subscribe
+         * @description Send your turns (and other notices) to this browser: the body is its
+         *     ``PushSubscription.toJSON()``. The same endpoint again updates it (and keeps its id), also
+         *     for another player: a browser's notifications go to whoever subscribed it last. 422
+         *     ``invalid_push_subscription`` for an endpoint that is not https or is a private address,
+         *     or keys that are not a P-256 point and a 16-byte secret.
+         */
+        post: operations["subscribe_v1_players_me_push_subscriptions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/push-subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe
+         * @description Stop pushing to that browser (404 ``push_subscription_not_found`` if it is not yours).
+         *     Answers with the subscriptions you have left.
+         */
+        delete: operations["unsubscribe_v1_players_me_push_subscriptions__subscription_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/me/tokens": {
         parameters: {
             query?: never;
@@ -354,6 +403,26 @@ export interface paths {
          * @description A player's public profile: name, ratings, matches won and lost, rating history.
          */
         get: operations["profile_v1_players__player_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/push/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Push Key
+         * @description The VAPID public key to subscribe with (404 ``push_disabled`` when the server has none).
+         */
+        get: operations["push_key_v1_push_key_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1179,6 +1248,59 @@ export interface components {
              * @description finished matches won, rated or casual
              */
             won: number;
+        };
+        /** PushKeyOut */
+        PushKeyOut: {
+            /**
+             * Public Key
+             * @description The server's VAPID public key (uncompressed P-256 point, base64url): `applicationServerKey` of `PushManager.subscribe`.
+             */
+            public_key: string;
+        };
+        /** PushKeys */
+        PushKeys: {
+            /**
+             * Auth
+             * @description The browser's 16-byte authentication secret, base64url.
+             */
+            auth: string;
+            /**
+             * P256Dh
+             * @description The browser's P-256 public key, base64url of its 65-byte uncompressed point (it must lie on the curve: 422 invalid_push_subscription otherwise).
+             */
+            p256dh: string;
+        };
+        /**
+         * PushSubscriptionIn
+         * @description A browser's ``PushSubscription.toJSON()``, as it is.
+         */
+        PushSubscriptionIn: {
+            /**
+             * Endpoint
+             * @description The push service's URL for this browser: https, not a private address.
+             */
+            endpoint: string;
+            /**
+             * Expirationtime
+             * @description Ignored: the push service says when it is gone (404/410).
+             */
+            expirationTime?: number | null;
+            keys: components["schemas"]["PushKeys"];
+        };
+        /**
+         * PushSubscriptionOut
+         * @description One of your push subscriptions (a browser or device that gets your notifications).
+         */
+        PushSubscriptionOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Endpoint */
+            endpoint: string;
+            /** Id */
+            id: string;
         };
         /**
          * RatingChangeOut
@@ -2019,6 +2141,153 @@ export interface operations {
             };
         };
     };
+    subscriptions_v1_players_me_push_subscriptions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionOut"][];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    subscribe_v1_players_me_push_subscriptions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushSubscriptionIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    unsubscribe_v1_players_me_push_subscriptions__subscription_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionOut"][];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     my_tokens_v1_players_me_tokens_get: {
         parameters: {
             query?: never;
@@ -2288,6 +2557,35 @@ export interface operations {
             };
             /** @description malformed body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    push_key_v1_push_key_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushKeyOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
