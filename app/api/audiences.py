@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 # The longest the feed waits before it looks at the bus's health again (seconds).
 AWAKE = 1.0
+# Sockets a feed sends one message to before it lets the loop run other work.
+CHUNK = 256
 
 GAP_FILLS = Counter(
     "ginrummy_ws_gap_fills_total",
@@ -57,7 +59,7 @@ class Outbox(Protocol):
 class Member:
     """One socket's place in a table's feed: its audience and the last seq it was given."""
 
-    __slots__ = ("actor", "feed", "last", "notes", "outbox", "pending", "seat", "stale")
+    __slots__ = ("actor", "feed", "last", "notes", "outbox", "pending", "seat")
 
     def __init__(
         self, outbox: Outbox, actor: Actor | None, notes: Subscription[Notification] | None
@@ -69,7 +71,6 @@ class Member:
         self.last = 0
         # Events published while the member catches up; None once it takes frames live.
         self.pending: list[StoredEvent] | None = []
-        self.stale = False  # behind for good: a fresh view on its next catch-up
         self.feed: Feed | None = None
 
     def joined_as(self, stored: StoredEvent) -> bool:
@@ -229,7 +230,7 @@ class Feed:
                 return
             if stored.seq > self.last + 1:
                 await self._fill(stored.seq - 1)
-        self._fan_out(stored)
+        await self._fan_out(stored)
 
     async def _fill(self, upto: int | None) -> None:
         """Hand the live members the logged events after ``last`` (up to ``upto``, or all)."""
@@ -243,10 +244,11 @@ class Feed:
             GAP_FILLS.inc()
         for stored in backlog:
             if stored.seq > self.last:
-                self._fan_out(stored)
+                await self._fan_out(stored)
 
-    def _fan_out(self, stored: StoredEvent) -> None:
-        """The one rendering of ``stored`` per audience, to each live member of it."""
+    async def _fan_out(self, stored: StoredEvent) -> None:
+        """The one rendering of ``stored`` per audience, to each live member of it; the loop
+        is given back every ``CHUNK`` sockets, so requests (the players' moves) go between."""
         frames = self.feeds.frames
         seq = stored.seq
         if stored.event.type == "player_joined":
@@ -254,18 +256,20 @@ class Feed:
                 self.audiences[None].discard(member)
                 member.seat = int(stored.event.public["seat"])
                 self.audiences[member.seat].add(member)
-        for seat, members in self.audiences.items():
+        self.last = seq
+        stale: list[Member] = []
+        for seat, members in list(self.audiences.items()):
             if not members:
                 continue
             message = frames.event(stored, seat)
-            for member in members:
+            for count, member in enumerate(list(members), 1):
                 if seq == member.last + 1:
                     member.outbox.offer(message)
                     member.last = seq
-                elif seq > member.last:
-                    member.stale = True  # never by construction; a view puts it right
-        self.last = seq
-        stale = [m for ms in self.audiences.values() for m in ms if m.stale]
+                elif seq > member.last and member.feed is self and member.pending is None:
+                    stale.append(member)  # never by construction; a view puts it right
+                if not count % CHUNK:
+                    await asyncio.sleep(0)
         if stale:
             self.feeds.resync_later(self, stale)
 
@@ -291,7 +295,6 @@ class Feed:
         head = loaded.table.last_seq
         members = only or [m for ms in self.audiences.values() for m in ms]
         for member in members:
-            member.stale = False
             self.audiences[member.seat].discard(member)
             member.seat = seat_of(loaded, member.actor)
             self.audiences[member.seat].add(member)

@@ -105,8 +105,7 @@ SLOW_CONSUMERS = Counter(
     "ginrummy_ws_slow_consumers_total", "Sockets closed because the client did not keep up"
 )
 
-# Parsed by the route itself, so a bad value is answered on the socket (not a 403 handshake).
-Since = Annotated[str | None, Query(description="the last seq you have (an integer >= 0)")]
+# The query parameters of the player's socket (the table's socket reads its own: see table_ws).
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
 Ticket = Annotated[str | None, Query(description="a ticket from POST /v1/ws-tickets (single use)")]
 
@@ -138,6 +137,18 @@ class Socket:
     task that runs only while there is something to send (an idle socket holds no task and no
     queue); a client that does not keep up is closed with 4008."""
 
+    __slots__ = (
+        "_full_since",
+        "_key",
+        "_limits",
+        "_outbox",
+        "_room",
+        "_writer",
+        "closing",
+        "queue_limit",
+        "websocket",
+    )
+
     def __init__(self, websocket: WebSocket, queue_limit: int = 256) -> None:
         self.websocket = websocket
         self.queue_limit = queue_limit
@@ -149,8 +160,6 @@ class Socket:
         self._full_since: float | None = None  # when the outbox last reached its limit
         self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
         self.closing = False
-        # Set once the first message (the view) is queued: the client's messages wait for it.
-        self.ready = asyncio.Event()
         self._limits: RateLimits = websocket.app.state.rate_limits
         self._key: str | None = None
 
@@ -162,6 +171,8 @@ class Socket:
             return
         box = self._outbox
         if box is None:
+            if self._send_now(message):
+                return
             box = self._outbox = deque()
         box.append(message)
         size = len(box)
@@ -175,6 +186,29 @@ class Socket:
                 loop.call_later(SEND_GRACE, self._check)
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
+
+    def _send_now(self, message: str) -> bool:
+        """Send ``message`` at once when the transport takes it without waiting (nothing is
+        queued, nothing being written): no task, no queue. False: queue it.
+
+        The ASGI send of a text message runs to its end without suspending unless the
+        server's transport is paused (its write buffer above the high-water mark: a client
+        that does not read); it then suspends before writing anything, and is closed here
+        unsent, and the message goes through the outbox and its writer task."""
+        step = self.websocket.send_text(message)
+        try:
+            step.send(None)
+        except StopIteration:
+            return True
+        except (WebSocketDisconnect, OSError, RuntimeError):
+            self._gone()  # the client left
+            return True
+        except Exception:
+            log.exception("websocket send failed")
+            self._gone()
+            return True
+        step.close()
+        return False
 
     async def send(self, message: dict[str, Any]) -> None:
         """Queue ``message`` (see ``send_text``)."""
@@ -296,12 +330,11 @@ class Socket:
     async def requests(self) -> AsyncIterator[MoveMessage | PingMessage]:
         """The client's messages until it disconnects; a malformed one is answered here.
 
-        Each is handled only once the first message has been queued, so it comes first."""
+        Read only once the first message (the view) is queued, so it comes first."""
         while True:
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            await self.ready.wait()
             if self._key is None:
                 self._key = uuid.uuid4().hex
             try:
@@ -330,6 +363,8 @@ class Socket:
 class TableStream:
     """One recipient's session on a table: its catch-up, then its place in the table's feed
     (``app.api.audiences``), which sends it the live events; client moves and pings here."""
+
+    __slots__ = ("actor", "feeds", "frames", "service", "settings", "socket", "table_id")
 
     def __init__(
         self,
@@ -363,7 +398,7 @@ class TableStream:
                 self.feeds.leave(member)  # too far behind meanwhile: a full view
                 member = Member(self.socket, self.actor, notes)
                 since = None
-            self.socket.ready.set()
+            # Only now are the client's messages read: they are answered after the view.
             await self.receive()
         finally:
             self.feeds.leave(member)
@@ -455,15 +490,14 @@ def _feeds(app: Any) -> Feeds:
     return feeds
 
 
-@router.websocket("/v1/tables/{table_id}/ws")
-async def table_ws(
-    websocket: WebSocket,
-    table_id: str,
-    since: Since = None,
-    token: Token = None,
-    ticket: Ticket = None,
-) -> None:
-    """A table's live stream for a seat (with its ticket or token) or a spectator (without)."""
+async def table_ws(websocket: WebSocket) -> None:
+    """A table's live stream for a seat (with its ticket or token) or a spectator (without).
+
+    A plain Starlette route (registered below): FastAPI's parameter machinery would stay on the
+    stack of every open socket for its whole life, about 4 KB each."""
+    table_id: str = websocket.path_params["table_id"]
+    query = websocket.query_params
+    since, token, ticket = query.get("since"), query.get("token"), query.get("ticket")
     service: TableService = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
     socket = Socket(websocket, settings.ws_send_queue)
@@ -487,6 +521,9 @@ async def table_ws(
     await websocket.accept()
     stream = TableStream(socket, service, settings, table_id, actor)
     await socket.serve(lambda: stream.stream(resume))
+
+
+router.add_websocket_route("/v1/tables/{table_id}/ws", table_ws)
 
 
 def _since(raw: str | None) -> int | None:
@@ -515,7 +552,6 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
         await socket.refuse(CLOSE_FORBIDDEN, exc)
         return
     await websocket.accept()
-    socket.ready.set()
 
     async def forward() -> None:
         while True:  # a fresh subscription after an overflow: notifications are only hints
