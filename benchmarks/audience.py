@@ -160,10 +160,10 @@ def summary(raw: str, top: int = 25) -> None:
     counts: dict[str, int] = {}
     total = 0
     for line in Path(raw).read_text().splitlines():
-        stack, _, n = line.rpartition(" ")
-        total += int(n)
+        stack, _, samples = line.rpartition(" ")
+        total += int(samples)
         for name in {f.split(" (")[0] for f in stack.split(";")}:
-            counts[name] = counts.get(name, 0) + int(n)
+            counts[name] = counts.get(name, 0) + int(samples)
     for name, n in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
         print(f"{100 * n / total:5.1f}%  {name}")
 
