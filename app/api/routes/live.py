@@ -19,15 +19,19 @@
   recipient) or ``skip`` (only the seq: an event whose redaction carries nothing for this
   recipient). ``your_turn`` follows the events that made it this seat's turn (and comes on
   connect when it already is). ``heartbeat`` after ``ws_heartbeat`` seconds of silence.
-- Never a silent jump: the stream keeps the last seq it sent; a live event further on (an
+- Never a silent jump: each socket keeps the last seq it was sent; a live event further on (an
   event lost between processes, a bus reconnect) is preceded by the missing ones, read from the
-  log. While the bus is degraded (Redis down) the stream reads the log every
-  ``hub.POLL_INTERVAL`` s itself, so events committed by other processes still arrive.
-- A recipient whose subscription falls ``hub.QUEUE_LIMIT`` events behind gets a fresh ``view``.
-- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when it is
-  still full ``SEND_GRACE`` (5) seconds later, the socket is closed with code 4008 (reason
-  ``slow consumer: reconnect with since``) after the queued messages, so the client reconnects
-  with ``?since=`` its last seq and loses nothing. A client that does not
+  log. While the bus is degraded (Redis down) the table's feed reads the log every
+  ``hub.POLL_INTERVAL`` s, so events committed by other processes still arrive.
+- The live events of a table come from its feed in this process (``app.api.audiences``): one
+  subscription and one task per table, each event rendered once per audience and handed to
+  every socket's outbox; a feed that falls ``hub.QUEUE_LIMIT`` events behind sends its sockets a
+  fresh ``view``.
+- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when its
+  outbox is still full ``SEND_GRACE`` (5) seconds after it filled (or the feed has
+  ``OVERFLOW`` more for it meanwhile), the socket is closed with code 4008 (reason
+  ``slow consumer: reconnect with since``) after the first ``ws_send_queue`` messages, so the
+  client reconnects with ``?since=`` its last seq and loses nothing. A client that does not
   read at all is cut by the keepalive (``ws_ping_interval`` + ``ws_ping_timeout``).
 - The first message is always the ``view`` (or the catch-up): the client's messages are
   answered only after it.
