@@ -59,7 +59,7 @@ class Outbox(Protocol):
 class Member:
     """One socket's place in a table's feed: its audience and the last seq it was given."""
 
-    __slots__ = ("actor", "feed", "last", "notes", "outbox", "pending", "seat")
+    __slots__ = ("actor", "behind", "feed", "last", "notes", "outbox", "pending", "seat")
 
     def __init__(
         self, outbox: Outbox, actor: Actor | None, notes: Subscription[Notification] | None
@@ -71,6 +71,7 @@ class Member:
         self.last = 0
         # Events published while the member catches up; None once it takes frames live.
         self.pending: list[StoredEvent] | None = []
+        self.behind = False  # more than ``QUEUE_LIMIT`` pending: only a fresh view will do
         self.feed: Feed | None = None
 
     def joined_as(self, stored: StoredEvent) -> bool:
@@ -142,17 +143,15 @@ class Feed:
         """Send ``member`` what was published during its catch-up, then let it take frames
         from the feed. False: it fell too far behind meanwhile (a fresh view is needed)."""
         frames = self.feeds.frames
-        while member.pending:
+        while member.pending and not member.behind:
             batch, member.pending = member.pending, []
-            if len(batch) > QUEUE_LIMIT:
-                return False
             for stored in batch:
                 gap = stored.seq > member.last + 1
                 if gap and not await self._fill_member(member, stored.seq - 1):
                     return False
                 member.give(stored, frames)
-            if member.pending is None:
-                return False
+        if member.behind:
+            return False
         # No await from the last check to here: no event can slip between pending and live.
         member.pending = None
         self.joining.discard(member)
@@ -221,10 +220,11 @@ class Feed:
 
     async def _deliver(self, stored: StoredEvent) -> None:
         for member in self.joining:
-            if member.pending is not None:
+            if member.pending is not None and not member.behind:
                 member.pending.append(stored)
-                if len(member.pending) > QUEUE_LIMIT + 1:
-                    member.pending = None  # go_live sees it: a fresh view
+                if len(member.pending) > QUEUE_LIMIT:
+                    member.behind = True  # go_live sees it: a fresh view
+                    member.pending.clear()
         if self.last is not None:
             if stored.seq <= self.last:
                 return
