@@ -7,6 +7,7 @@ Every message any test receives is validated against the message models of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -308,6 +309,42 @@ async def test_each_audience_shares_one_frame_redacted_as_its_own_log(
         received[rec] = [m for m in rec.messages if m["type"] == "event"]
         assert received[rec] == expected  # exactly the recipient's own redaction, no more
     assert received[seat0] != received[seat1]
+
+
+async def test_sockets_joining_while_moves_are_made_get_every_seq_once_in_order(
+    client: httpx.AsyncClient, live: Server
+) -> None:
+    """Spectators and seats connect (some with ``since``) while the table moves: each joins the
+    table's one feed before its catch-up reads the store, and gets its view (or catch-up),
+    then every later seq exactly once, whatever moment it joined at."""
+    table_id, players = await seated_table(client, rules={"target": 500})
+    path = f"/v1/tables/{table_id}/ws"
+    start = (await get_table(client, table_id, None))["seq"]
+    async with contextlib.AsyncExitStack() as stack:
+        recorders: list[tuple[Recorder, int | None]] = []
+
+        async def join(i: int) -> None:
+            since = start if i % 3 == 2 else None
+            who = players[i % 2] if i % 4 == 1 else None
+            url = path if since is None else f"{path}?since={since}"
+            recorders.append((await stack.enter_async_context(listen(live, url, who)), since))
+
+        async def moves() -> JSON:
+            return await play(client, table_id, players, 20)
+
+        joins = [asyncio.create_task(join(i)) for i in range(40)]
+        view = await moves()
+        await asyncio.gather(*joins)
+        for rec, since in recorders:
+            await rec.reach(view["seq"])
+            kinds = [m["type"] for m in rec.messages if m["type"] in SEQUENCED]
+            seqs = [m["seq"] for m in rec.messages if m["type"] in SEQUENCED]
+            if since is None:
+                assert kinds[0] == "view"
+                assert seqs == list(range(seqs[0], view["seq"] + 1)), seqs
+            else:
+                assert "view" not in kinds
+                assert seqs == list(range(since + 1, view["seq"] + 1)), seqs
 
 
 # Resuming.
