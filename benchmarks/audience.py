@@ -144,6 +144,30 @@ class Clients:
             p.wait()
 
 
+def profile(pid: int, out: str | None, seconds: float) -> subprocess.Popen[bytes] | None:
+    """py-spy (``pip install py-spy``, not a dependency) sampling the server for ``seconds``,
+    raw stacks into ``out`` (summed with ``--summary``); None without ``out``."""
+    if out is None:
+        return None
+    command = ["py-spy", "record", "--pid", str(pid), "--rate", "200", "--format", "raw"]
+    command += ["--nonblocking", "--duration", str(max(1, int(seconds))), "-o", out]
+    spy_bin = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen([str(spy_bin) if spy_bin.exists() else command[0], *command[1:]])
+
+
+def summary(raw: str, top: int = 25) -> None:
+    """The share of samples in which each function appears (raw py-spy stacks)."""
+    counts: dict[str, int] = {}
+    total = 0
+    for line in Path(raw).read_text().splitlines():
+        stack, _, samples = line.rpartition(" ")
+        total += int(samples)
+        for name in {f.split(" (")[0] for f in stack.split(";")}:
+            counts[name] = counts.get(name, 0) + int(samples)
+    for name, n in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{100 * n / total:5.1f}%  {name}")
+
+
 # The players.
 
 
@@ -217,7 +241,10 @@ async def run(args: argparse.Namespace) -> JSON:
             await asyncio.sleep(3)  # idle: every socket past its view
             rss_per_socket = (sum(rss_kb(s.pid) for s in servers) - sum(rss)) / len(urls)
             cpu, client_cpu = servers_cpu(servers), clients.cpu()
+            spy = profile(servers[0].pid, args.py_spy, args.moves * args.pause)
             watched, responded = await moves(http, tables, args.moves, args.pause)
+            if spy is not None:
+                spy.wait()
             cpu_watched = (servers_cpu(servers) - cpu) / args.moves
             await asyncio.sleep(2)
             arrived = clients.report()
@@ -249,6 +276,9 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--hold":
         uvloop.run(hold(sys.argv[2:]))
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--summary":
+        summary(sys.argv[2])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--spectators", type=int, default=1000, help="per table")
     parser.add_argument("--tables", type=int, default=1)
@@ -257,6 +287,7 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.2, help="seconds between moves")
     parser.add_argument("--processes", type=int, default=1, help="server processes")
     parser.add_argument("--redis", default=None, help="Redis URL (needed for --processes > 1)")
+    parser.add_argument("--py-spy", default=None, help="profile the watched phase into FILE")
     args = parser.parse_args()
     print(json.dumps(uvloop.run(run(args))))
 

@@ -7,6 +7,7 @@ Every message any test receives is validated against the message models of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -14,6 +15,7 @@ import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -309,6 +311,42 @@ async def test_each_audience_shares_one_frame_redacted_as_its_own_log(
     assert received[seat0] != received[seat1]
 
 
+async def test_sockets_joining_while_moves_are_made_get_every_seq_once_in_order(
+    client: httpx.AsyncClient, live: Server
+) -> None:
+    """Spectators and seats connect (some with ``since``) while the table moves: each joins the
+    table's one feed before its catch-up reads the store, and gets its view (or catch-up),
+    then every later seq exactly once, whatever moment it joined at."""
+    table_id, players = await seated_table(client, rules={"target": 500})
+    path = f"/v1/tables/{table_id}/ws"
+    start = (await get_table(client, table_id, None))["seq"]
+    async with contextlib.AsyncExitStack() as stack:
+        recorders: list[tuple[Recorder, int | None]] = []
+
+        async def join(i: int) -> None:
+            since = start if i % 3 == 2 else None
+            who = players[i % 2] if i % 4 == 1 else None
+            url = path if since is None else f"{path}?since={since}"
+            recorders.append((await stack.enter_async_context(listen(live, url, who)), since))
+
+        async def moves() -> JSON:
+            return await play(client, table_id, players, 20)
+
+        joins = [asyncio.create_task(join(i)) for i in range(40)]
+        view = await moves()
+        await asyncio.gather(*joins)
+        for rec, since in recorders:
+            await rec.reach(view["seq"])
+            kinds = [m["type"] for m in rec.messages if m["type"] in SEQUENCED]
+            seqs = [m["seq"] for m in rec.messages if m["type"] in SEQUENCED]
+            if since is None:
+                assert kinds[0] == "view"
+                assert seqs == list(range(seqs[0], view["seq"] + 1)), seqs
+            else:
+                assert "view" not in kinds
+                assert seqs == list(range(since + 1, view["seq"] + 1)), seqs
+
+
 # Resuming.
 
 
@@ -521,9 +559,41 @@ async def test_a_bad_since_is_told_why_then_closed_4400(
     assert rec.ws.close_code == 4400
 
 
-# Enough answers (each ~200 bytes) to fill the server's send buffer (Linux grows it up to 4 MB),
-# uvicorn's write buffer and the socket's queue while the client reads nothing.
-MESSAGES = 30000
+# Far more answers (each ~100 bytes) than the buffers between the server and a client that
+# reads nothing can hold once they are made small (``_small_buffers``): ~8 KB of the server's
+# kernel send buffer, 1 KB of uvicorn's transport, the client's few KB, the socket's queue.
+MESSAGES = 3000
+# The server's buffers for the slow client's connection (bytes): Linux would otherwise grow the
+# send buffer up to ``tcp_wmem``'s 4 MB, and whether 30,000 answers fit depended on the run.
+SERVER_SNDBUF = 4096
+TRANSPORT_HIGH = 1024
+CLOSE_4008 = (4008).to_bytes(2, "big") + b"slow consumer: reconnect with since"
+
+
+async def _small_buffers(server: Server, client: socket.socket) -> None:
+    """Shrink the server side of ``client``'s connection: its kernel send buffer and uvicorn's
+    transport write buffer. The server runs in this process, in a thread with its own loop."""
+    peer = client.getsockname()[:2]
+    protocols = [
+        p
+        for p in list(server.uvicorn.server_state.connections)
+        if getattr(p, "client", None) == peer
+    ]
+    assert len(protocols) == 1, protocols
+    protocol: Any = protocols[0]
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    here = asyncio.get_running_loop()
+
+    def shrink() -> None:
+        transport = protocol.transport
+        transport.get_extra_info("socket").setsockopt(
+            socket.SOL_SOCKET, socket.SO_SNDBUF, SERVER_SNDBUF
+        )
+        transport.set_write_buffer_limits(high=TRANSPORT_HIGH)
+        here.call_soon_threadsafe(done.set_result, None)
+
+    protocol.loop.call_soon_threadsafe(shrink)
+    await asyncio.wait_for(done, 10)
 
 
 def _slow_consumers() -> float:
@@ -553,10 +623,6 @@ def _server_frames(data: bytes) -> Iterator[tuple[int, bytes]]:
         at += size
 
 
-@pytest.mark.skip(
-    reason="flaky: with uvicorn's websockets-sansio protocol the responses often all fit in the "
-    "transport's buffers, so the queue never fills and no 4008 comes; to be made deterministic"
-)
 async def test_a_client_that_stops_reading_is_closed_4008_after_what_was_queued(
     tmp_path: Path,
 ) -> None:
@@ -593,23 +659,21 @@ async def test_a_client_that_stops_reading_is_closed_4008_after_what_was_queued(
         # Frames only once the upgrade is answered: sent with the request, they could reach
         # the server's HTTP parser before it hands the connection to the WebSocket one.
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+        await _small_buffers(server, raw)
         bad_move = _client_frame(json.dumps({"type": "move", "kind": "x"}))
         slow_before = _slow_consumers()
         chunks: list[bytes] = [head]
-        reset = False
         async with asyncio.timeout(120):
             for _ in range(MESSAGES // 100):
                 writer.write(bad_move * 100)
                 await writer.drain()
             # Still not reading when the server's grace for a full queue runs out.
             await asyncio.sleep(SEND_GRACE + 2)
-            try:  # everything up to the server's hang-up
-                while chunk := await reader.read(65536):
-                    chunks.append(chunk)
-            except ConnectionResetError:
-                # The server closed with our unread frames in its buffer: its kernel then
-                # resets, and what it had not sent yet (the close frame among it) is lost.
-                reset = True
+            # Everything up to the close frame (the server reads and drops what we sent).
+            while CLOSE_4008 not in b"".join(chunks[-2:]):
+                chunk = await reader.read(65536)
+                assert chunk, "the server hung up without the 4008 close frame"
+                chunks.append(chunk)
         writer.close()
         assert _slow_consumers() == slow_before + 1
         data = b"".join(chunks)
@@ -620,9 +684,8 @@ async def test_a_client_that_stops_reading_is_closed_4008_after_what_was_queued(
         assert texts[0] == "view" and "error" in texts
         # Bounded: the socket queue filled long before the client stopped sending.
         assert len(texts) < MESSAGES
-        close = [p for op, p in frames if op == 0x8]
-        if not reset:
-            assert close == [(4008).to_bytes(2, "big") + b"slow consumer: reconnect with since"]
+        assert [p for op, p in frames if op == 0x8] == [CLOSE_4008]
+        assert frames[-1] == (0x8, CLOSE_4008)  # nothing after it
     finally:
         server.stop()
 

@@ -19,15 +19,19 @@
   recipient) or ``skip`` (only the seq: an event whose redaction carries nothing for this
   recipient). ``your_turn`` follows the events that made it this seat's turn (and comes on
   connect when it already is). ``heartbeat`` after ``ws_heartbeat`` seconds of silence.
-- Never a silent jump: the stream keeps the last seq it sent; a live event further on (an
+- Never a silent jump: each socket keeps the last seq it was sent; a live event further on (an
   event lost between processes, a bus reconnect) is preceded by the missing ones, read from the
-  log. While the bus is degraded (Redis down) the stream reads the log every
-  ``hub.POLL_INTERVAL`` s itself, so events committed by other processes still arrive.
-- A recipient whose subscription falls ``hub.QUEUE_LIMIT`` events behind gets a fresh ``view``.
-- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when it is
-  still full ``SEND_GRACE`` (5) seconds later, the socket is closed with code 4008 (reason
-  ``slow consumer: reconnect with since``) after the queued messages, so the client reconnects
-  with ``?since=`` its last seq and loses nothing. A client that does not
+  log. While the bus is degraded (Redis down) the table's feed reads the log every
+  ``hub.POLL_INTERVAL`` s, so events committed by other processes still arrive.
+- The live events of a table come from its feed in this process (``app.api.audiences``): one
+  subscription and one task per table, each event rendered once per audience and handed to
+  every socket's outbox; a feed that falls ``hub.QUEUE_LIMIT`` events behind sends its sockets a
+  fresh ``view``.
+- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when its
+  outbox is still full ``SEND_GRACE`` (5) seconds after it filled (or the feed has
+  ``OVERFLOW`` more for it meanwhile), the socket is closed with code 4008 (reason
+  ``slow consumer: reconnect with since``) after the first ``ws_send_queue`` messages, so the
+  client reconnects with ``?since=`` its last seq and loses nothing. A client that does not
   read at all is cut by the keepalive (``ws_ping_interval`` + ``ws_ping_timeout``).
 - The first message is always the ``view`` (or the catch-up): the client's messages are
   answered only after it.
@@ -49,8 +53,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
@@ -59,12 +63,13 @@ from prometheus_client import Counter
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from app.api.audiences import Feed, Feeds, Member
 from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.engine import Action, RuleError
 from app.logs import annotate
-from app.service.commands import Actor, Play
+from app.service.commands import Actor, Play, seat_of
 from app.service.errors import (
     ForbiddenError,
     InvalidError,
@@ -73,7 +78,7 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.hub import POLL_INTERVAL, Notification, Subscription
+from app.service.hub import QUEUE_LIMIT
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.service.tickets import Tickets
@@ -93,22 +98,18 @@ CLOSE_INTERNAL = 1011
 
 T = TypeVar("T")
 
-# How long a send may wait for room in a full socket queue before the client is a slow
-# consumer (seconds): a burst the client reads drains well within it.
+# How long a socket's outbox may stay full before the client is a slow consumer (seconds): a
+# burst the client reads drains well within it.
 SEND_GRACE = 5.0
-# The longest a table stream waits before it looks at the bus's health again (seconds).
-AWAKE = 1.0
+# Messages the table's feed may add past a full outbox (it never waits) before the client counts
+# as slow at once: as far behind as a hub subscription may fall.
+OVERFLOW = QUEUE_LIMIT
 
-GAP_FILLS = Counter(
-    "ginrummy_ws_gap_fills_total",
-    "Times a table socket read missing events from the log (a gap, a bus reconnect, polling)",
-)
 SLOW_CONSUMERS = Counter(
     "ginrummy_ws_slow_consumers_total", "Sockets closed because the client did not keep up"
 )
 
-# Parsed by the route itself, so a bad value is answered on the socket (not a 403 handshake).
-Since = Annotated[str | None, Query(description="the last seq you have (an integer >= 0)")]
+# The query parameters of the player's socket (the table's socket reads its own: see table_ws).
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
 Ticket = Annotated[str | None, Query(description="a ticket from POST /v1/ws-tickets (single use)")]
 
@@ -136,42 +137,166 @@ async def _caller(websocket: WebSocket, token: str | None, ticket: str | None) -
 
 
 class Socket:
-    """One accepted WebSocket: messages go out in order through a bounded queue (a client that
-    does not keep up is closed with 4008), and a vanished client ends the session."""
+    """One accepted WebSocket: messages go out in order through a bounded outbox, written by a
+    task that runs only while there is something to send (an idle socket holds no task and no
+    queue); a client that does not keep up is closed with 4008."""
+
+    __slots__ = (
+        "_full_since",
+        "_key",
+        "_limits",
+        "_outbox",
+        "_room",
+        "_writer",
+        "closing",
+        "queue_limit",
+        "websocket",
+    )
 
     def __init__(self, websocket: WebSocket, queue_limit: int = 256) -> None:
         self.websocket = websocket
         self.queue_limit = queue_limit
-        # Unbounded underneath: the limit is enforced in ``send``, so the close always fits.
-        self._outbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self._closing = False
-        self._room = asyncio.Event()  # set by the writer when the queue is below its limit
-        # Set once the first message (the view) is queued: the client's messages wait for it.
-        self.ready = asyncio.Event()
+        # Messages waiting to be written; None when there are none. A ``None`` in it is the
+        # 4008 close. Past ``queue_limit`` only the table's feed adds (it never waits), up to
+        # ``OVERFLOW`` more before the client counts as slow at once.
+        self._outbox: deque[str | None] | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self._full_since: float | None = None  # when the outbox last reached its limit
+        self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
+        self.closing = False
         self._limits: RateLimits = websocket.app.state.rate_limits
-        self._key = uuid.uuid4().hex
+        self._key: str | None = None
+
+    def offer(self, message: str) -> None:
+        """Queue an encoded message without waiting (shared by every socket of an audience:
+        see ``Frames``). An outbox still full ``SEND_GRACE`` s after it filled closes the socket
+        with 4008 after the first ``queue_limit`` messages (``_check``)."""
+        if self.closing:
+            return
+        box = self._outbox
+        if box is None:
+            if self._send_now(message):
+                return
+            box = self._outbox = deque()
+        box.append(message)
+        size = len(box)
+        if size >= self.queue_limit:
+            if size > self.queue_limit + OVERFLOW:
+                self._slow()
+                return
+            if self._full_since is None:
+                loop = asyncio.get_running_loop()
+                self._full_since = loop.time()
+                loop.call_later(SEND_GRACE, self._check)
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write())
+
+    def _send_now(self, message: str) -> bool:
+        """Send ``message`` at once when the transport takes it without waiting (nothing is
+        queued, nothing being written): no task, no queue. False: queue it.
+
+        The ASGI send of a text message runs to its end without suspending unless the
+        server's transport is paused (its write buffer above the high-water mark: a client
+        that does not read); it then suspends before writing anything, and is closed here
+        unsent, and the message goes through the outbox and its writer task."""
+        step = self.websocket.send_text(message)
+        try:
+            step.send(None)
+        except StopIteration:
+            return True
+        except (WebSocketDisconnect, OSError, RuntimeError):
+            self._gone()  # the client left
+            return True
+        except Exception:
+            log.exception("websocket send failed")
+            self._gone()
+            return True
+        step.close()
+        return False
 
     async def send(self, message: dict[str, Any]) -> None:
         """Queue ``message`` (see ``send_text``)."""
         await self.send_text(text(message))
 
     async def send_text(self, message: str) -> None:
-        """Queue an encoded message (shared by every socket of an audience: see ``Frames``).
-        With ``queue_limit`` waiting, wait up to ``SEND_GRACE`` s for room (a burst, such as a
-        catch-up, drains); still full, queue the 4008 close instead."""
-        if self._closing:
-            return
-        if self._outbox.qsize() >= self.queue_limit:
+        """Queue a reply to the client: with ``queue_limit`` waiting, wait for room first (a
+        burst, such as a catch-up, drains; a client that does not read is closed meanwhile)."""
+        while (
+            not self.closing and self._outbox is not None and len(self._outbox) >= self.queue_limit
+        ):
+            if self._room is None:
+                self._room = asyncio.Event()
             self._room.clear()
-            try:
-                async with asyncio.timeout(SEND_GRACE):
-                    await self._room.wait()
-            except TimeoutError:
-                self._closing = True
-                SLOW_CONSUMERS.inc()
-                self._outbox.put_nowait(None)
-                return
-        self._outbox.put_nowait(message)
+            await self._room.wait()
+        self.offer(message)
+
+    def _check(self) -> None:
+        """The grace of a full outbox ran out: still full, the client is a slow consumer."""
+        if self.closing or self._full_since is None:
+            return
+        loop = asyncio.get_running_loop()
+        remaining = self._full_since + SEND_GRACE - loop.time()
+        if remaining > 0.001:
+            loop.call_later(remaining, self._check)
+            return
+        self._slow()
+
+    def _slow(self) -> None:
+        """Close with 4008 after the first ``queue_limit`` messages queued."""
+        self.closing = True
+        SLOW_CONSUMERS.inc()
+        box = self._outbox
+        if box is None:
+            box = self._outbox = deque()
+        while len(box) > self.queue_limit:
+            box.pop()
+        box.append(None)
+        if self._room is not None:
+            self._room.set()
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write())
+
+    async def _write(self) -> None:
+        box = self._outbox
+        assert box is not None
+        try:
+            while box:
+                message = box.popleft()
+                if message is None:
+                    await self.websocket.close(
+                        CLOSE_SLOW_CONSUMER, "slow consumer: reconnect with since"
+                    )
+                    box.clear()
+                    return
+                await self.websocket.send_text(message)
+                if len(box) < self.queue_limit:
+                    self._full_since = None
+                    if self._room is not None:
+                        self._room.set()
+        except (WebSocketDisconnect, OSError, RuntimeError):
+            self._gone()  # the client left (Starlette: RuntimeError once it is closed)
+        except Exception:
+            log.exception("websocket writer failed")
+            self._gone()
+            with contextlib.suppress(Exception):
+                await self.websocket.close(CLOSE_INTERNAL)
+        finally:
+            self._writer = None
+            if not box:
+                self._outbox = None
+
+    def _gone(self) -> None:
+        self.closing = True
+        if self._outbox is not None:
+            self._outbox.clear()
+        if self._room is not None:
+            self._room.set()
+
+    def stop(self) -> None:
+        """The session ended: nothing more is written."""
+        self._gone()
+        if self._writer is not None:
+            self._writer.cancel()
 
     async def refuse(self, code: int, exc: ServiceError) -> None:
         """Accept only to say why, then close with ``code``."""
@@ -179,39 +304,43 @@ class Socket:
         await self.websocket.send_text(text(_error(exc)))
         await self.websocket.close(code)
 
-    async def _write(self) -> None:
-        while (message := await self._outbox.get()) is not None:
-            if self._outbox.qsize() < self.queue_limit:
-                self._room.set()
-            await self.websocket.send_text(message)
-        await self.websocket.close(CLOSE_SLOW_CONSUMER, "slow consumer: reconnect with since")
-
     async def serve(self, *loops: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        """Run ``loops`` until any ends (the client left, or a loop failed); then close."""
-        tasks = [asyncio.create_task(loop()) for loop in (self._write, *loops)]
-        try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        failed = [t.exception() for t in done if not t.cancelled() and t.exception()]
+        """Run ``loops`` until any ends (the client left, or a loop failed); then close. One
+        loop runs in the calling task (the ASGI session's own)."""
+        failed: list[BaseException] = []
+        if len(loops) == 1:
+            try:
+                await loops[0]()
+            except Exception as error:
+                failed.append(error)
+        else:
+            tasks = [asyncio.create_task(loop()) for loop in loops]
+            try:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            failed = [e for t in done if not t.cancelled() and (e := t.exception())]
         gone = self.websocket.client_state != WebSocketState.CONNECTED
         for exc in failed:
             if not gone and not isinstance(exc, WebSocketDisconnect | OSError):
                 log.error("websocket session failed", exc_info=exc)
+                self.stop()
                 with contextlib.suppress(Exception):
                     await self.websocket.close(CLOSE_INTERNAL)
+        self.stop()
 
     async def requests(self) -> AsyncIterator[MoveMessage | PingMessage]:
         """The client's messages until it disconnects; a malformed one is answered here.
 
-        Each is handled only once the first message has been queued, so it comes first."""
+        Read only once the first message (the view) is queued, so it comes first."""
         while True:
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            await self.ready.wait()
+            if self._key is None:
+                self._key = uuid.uuid4().hex
             try:
                 await self._limits.hit("socket", self._key)
             except RateLimitedError as exc:
@@ -235,12 +364,11 @@ class Socket:
             yield parsed
 
 
-class ResyncError(Exception):
-    """Too far behind to fill from the log: send a full view."""
-
-
 class TableStream:
-    """One recipient's stream of a table: catch-up, live events, your_turn, client moves."""
+    """One recipient's session on a table: its catch-up, then its place in the table's feed
+    (``app.api.audiences``), which sends it the live events; client moves and pings here."""
+
+    __slots__ = ("actor", "feeds", "frames", "service", "settings", "socket", "table_id")
 
     def __init__(
         self,
@@ -255,91 +383,63 @@ class TableStream:
         self.settings = settings
         self.table_id = table_id
         self.actor = actor
+        app = socket.websocket.app
         # Shared with every socket of this process: each message rendered once per audience.
-        self.frames: Frames = socket.websocket.app.state.frames
-        self.seat: int | None = None
-        self.last = 0
-        self.epoch = 0
+        self.frames: Frames = app.state.frames
+        self.feeds: Feeds = _feeds(app)
 
     async def stream(self, since: int | None) -> None:
-        """Send the catch-up, then live events until the client leaves; resync on overflow."""
+        """Join the table's feed, catch up, then answer the client until it leaves."""
         player_id = self.actor.player_id if self.actor else None
-        hub = self.service.hub
-        while True:
-            # Subscribe before reading the store, so nothing falls between the two.
-            async with hub.table(self.table_id) as events, _notes(self.service, player_id) as notes:
-                self.epoch = hub.epoch
-                await self._catch_up(since)
-                self.socket.ready.set()
-                with contextlib.suppress(ResyncError):
-                    await self._follow(events, notes)
-            since = None  # overflowed, or too far behind: a full view
+        notes = None if player_id is None else self.service.hub.player(player_id)
+        member = Member(self.socket, self.actor, notes)
+        try:
+            while True:
+                # Joined before the store is read, so nothing falls between the two.
+                feed = self.feeds.join(self.table_id, member)
+                if await self._catch_up(feed, member, since):
+                    break
+                self.feeds.leave(member)  # too far behind meanwhile: a full view
+                member = Member(self.socket, self.actor, notes)
+                since = None
+            # Only now are the client's messages read: they are answered after the view.
+            await self.receive()
+        finally:
+            self.feeds.leave(member)
+            if notes is not None:
+                notes.close()
 
-    async def _follow(
-        self, events: Subscription[StoredEvent], notes: Subscription[Notification] | None
-    ) -> None:
-        """Live events (filling any gap from the log) and your_turn, until an overflow."""
-        hub = self.service.hub
-        heartbeat = self.settings.ws_heartbeat
-        quiet_since = time.monotonic()
-        while not events.overflowed:
-            degraded = hub.health() is not None
-            # Awake at least every second, so a bus that turns degraded is noticed at once.
-            wait = POLL_INTERVAL if degraded else min(heartbeat or AWAKE, AWAKE)
-            item: StoredEvent | None = None
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(wait or None):
-                    item = await events.get()
-                if item is None:
-                    return  # overflowed
-            sent = self.last
-            if degraded or hub.epoch != self.epoch:
-                # Other processes' events may be missing: read the log once.
-                self.epoch = hub.epoch
-                await self._fill(None)
-            if item is not None:
-                await self._send_event(item)
-                while (more := events.get_nowait()) is not None:
-                    await self._send_event(more)
-                # The pipeline notifies right after it publishes: the turn is already here.
-                while notes is not None and (note := notes.get_nowait()) is not None:
-                    if note.type == "your_turn" and note.table_id == self.table_id:
-                        await self.socket.send(note.to_dict())
-            now = time.monotonic()
-            if self.last != sent or item is not None:
-                quiet_since = now
-            elif heartbeat and now - quiet_since >= heartbeat:
-                await self.socket.send({"type": "heartbeat", "seq": self.last})
-                quiet_since = now
-
-    async def _catch_up(self, since: int | None) -> None:
-        loaded = await self.service.load(self.table_id)
-        self.seat = loaded.seat_of(self.actor.player_id if self.actor else None)
-        annotate(seat=self.seat)
+    async def _catch_up(self, feed: Feed, member: Member, since: int | None) -> bool:
+        loaded = await feed.snapshot()
+        member.seat = seat_of(loaded, self.actor)
+        annotate(seat=member.seat)
         backlog = None if since is None else await self._backlog(loaded, since)
         if since is not None and backlog is not None:
-            self.last = since
+            member.last = since
             for stored in backlog:
-                await self._send_event(stored)
+                member.give(stored, self.frames)
         else:
-            await self.socket.send_text(self.frames.view(self.service, loaded, self.actor))
-            self.last = loaded.table.last_seq
+            self.socket.offer(self.frames.view(self.service, loaded, self.actor))
+            member.last = loaded.table.last_seq
         state = loaded.state
         if (
-            self.seat is not None
+            member.seat is not None
             and state is not None
             and state.status == "playing"
             and state.hand.phase != "over"
-            and state.hand.turn == self.seat
+            and state.hand.turn == member.seat
         ):
-            await self.socket.send(
-                {
-                    "type": "your_turn",
-                    "table_id": self.table_id,
-                    "hand_number": state.hand.number,
-                    "phase": state.hand.phase,
-                }
+            self.socket.offer(
+                text(
+                    {
+                        "type": "your_turn",
+                        "table_id": self.table_id,
+                        "hand_number": state.hand.number,
+                        "phase": state.hand.phase,
+                    }
+                )
             )
+        return await feed.go_live(member)
 
     async def _backlog(self, loaded: Loaded, since: int) -> list[StoredEvent] | None:
         """Events after ``since`` when they can be resumed; None when only a view will do."""
@@ -353,40 +453,6 @@ class TableStream:
         ):
             return None
         return backlog
-
-    async def _fill(self, upto: int | None) -> None:
-        """Send the logged events after the last one sent (up to seq ``upto``, or all): a gap,
-        a bus reconnect, or polling while the bus is degraded. Too many: a full view."""
-        limit = self.settings.ws_resume_limit
-        wanted = limit + 1 if upto is None else min(upto - self.last, limit + 1)
-        backlog = await self.service.log_since(self.table_id, self.last, wanted)
-        if len(backlog) > limit:
-            raise ResyncError
-        if backlog:
-            GAP_FILLS.inc()
-        for stored in backlog:
-            await self._send_one(stored)
-
-    async def _send_event(self, stored: StoredEvent) -> None:
-        """Send a live event, after the ones missing before it; never one already sent."""
-        if stored.seq <= self.last:
-            return
-        if stored.seq > self.last + 1:
-            await self._fill(stored.seq - 1)
-        await self._send_one(stored)
-
-    async def _send_one(self, stored: StoredEvent) -> None:
-        if stored.seq <= self.last:
-            return
-        event = stored.event
-        if (
-            self.actor is not None
-            and event.type == "player_joined"
-            and event.public["player"]["id"] == self.actor.player_id
-        ):
-            self.seat = int(event.public["seat"])
-        await self.socket.send_text(self.frames.event(stored, self.seat))
-        self.last = stored.seq
 
     async def receive(self) -> None:
         """Answer the client's pings and submit its moves through the pipeline."""
@@ -420,33 +486,30 @@ class TableStream:
         }
 
 
-@contextlib.asynccontextmanager
-async def _notes(
-    service: TableService, player_id: str | None
-) -> AsyncIterator[Subscription[Notification] | None]:
-    if player_id is None:
-        yield None
-        return
-    async with service.hub.player(player_id) as sub:
-        yield sub
+def _feeds(app: Any) -> Feeds:
+    """This process's table feeds, made on first use."""
+    feeds: Feeds | None = getattr(app.state, "feeds", None)
+    if feeds is None:
+        feeds = app.state.feeds = Feeds(app.state.service, app.state.settings, app.state.frames)
+    return feeds
 
 
-@router.websocket("/v1/tables/{table_id}/ws")
-async def table_ws(
-    websocket: WebSocket,
-    table_id: str,
-    since: Since = None,
-    token: Token = None,
-    ticket: Ticket = None,
-) -> None:
-    """A table's live stream for a seat (with its ticket or token) or a spectator (without)."""
+async def table_ws(websocket: WebSocket) -> None:
+    """A table's live stream for a seat (with its ticket or token) or a spectator (without).
+
+    A plain Starlette route (registered below): FastAPI's parameter machinery would stay on the
+    stack of every open socket for its whole life, about 4 KB each."""
+    table_id: str = websocket.path_params["table_id"]
+    query = websocket.query_params
+    since, token, ticket = query.get("since"), query.get("token"), query.get("ticket")
     service: TableService = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
     socket = Socket(websocket, settings.ws_send_queue)
     try:
         resume = _since(since)
         actor = await _caller(websocket, token, ticket)
-        await service.load(table_id)
+        if _feeds(websocket.app).feed_of(table_id) is None:  # else the table is known
+            await service.load(table_id)
     except InvalidError as exc:
         await socket.refuse(CLOSE_BAD_REQUEST, exc)
         return
@@ -461,7 +524,10 @@ async def table_ws(
         return
     await websocket.accept()
     stream = TableStream(socket, service, settings, table_id, actor)
-    await socket.serve(lambda: stream.stream(resume), stream.receive)
+    await socket.serve(lambda: stream.stream(resume))
+
+
+router.add_websocket_route("/v1/tables/{table_id}/ws", table_ws)
 
 
 def _since(raw: str | None) -> int | None:
@@ -490,7 +556,6 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
         await socket.refuse(CLOSE_FORBIDDEN, exc)
         return
     await websocket.accept()
-    socket.ready.set()
 
     async def forward() -> None:
         while True:  # a fresh subscription after an overflow: notifications are only hints
