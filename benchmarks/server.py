@@ -2,6 +2,7 @@
 
     python benchmarks/server.py --tables 100 --seconds 15 [--think 0.5] [--db sqlite postgresql]
     python benchmarks/server.py --processes 2 --db postgresql [--redis redis://127.0.0.1:6379/0]
+    python benchmarks/server.py ... --profile /tmp/prof   # py-spy the servers: CPU by layer
 
 For each database it starts ``uvicorn`` as a subprocess (a temp SQLite file; a fresh PostgreSQL
 database on 127.0.0.1:5432, dropped afterwards), creates N tables with two players each, and
@@ -53,6 +54,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -76,6 +78,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.engine import parse_card  # noqa: E402
 from app.main import tune_gc  # noqa: E402
+from benchmarks import layers  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 JSON = dict[str, Any]
@@ -380,13 +383,37 @@ def _ms(values: list[float], q: float) -> float:
     return round(_pct(values, q) * 1000, 2)
 
 
+def profile(servers: list[Server], seconds: float, out: Path) -> list[subprocess.Popen[bytes]]:
+    """py-spy recording each server for ``seconds`` (raw stacks, ``benchmarks/layers.py``)."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
+    out.mkdir(parents=True, exist_ok=True)
+    duration = str(max(1, int(seconds)))
+    options = ["--rate", "100", "--format", "raw", "--nonblocking", "--duration", duration]
+    return [
+        subprocess.Popen(
+            [spy, "record", "--pid", str(s.pid), *options, "-o", str(out / f"{s.pid}.raw")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for s in servers
+    ]
+
+
 async def measure(
-    bench: Bench, servers: list[Server], think: float, warmup: float, seconds: float
+    bench: Bench,
+    servers: list[Server],
+    think: float,
+    warmup: float,
+    seconds: float,
+    *,
+    profile_to: Path | None = None,
 ) -> JSON:
-    """One phase: switch the clients to ``think``, warm up, then measure for ``seconds``."""
+    """One phase: switch the clients to ``think``, warm up, then measure for ``seconds``
+    (and profile the servers meanwhile into ``profile_to``)."""
     bench.think = think
     bench.stats = stats = Stats()
     await asyncio.sleep(warmup)
+    spies = [] if profile_to is None else profile(servers, seconds, profile_to)
     load = os.getloadavg()[0]
     cpu = servers_cpu(servers), time.process_time()
     stats.measuring = True
@@ -396,6 +423,8 @@ async def measure(
     elapsed = time.perf_counter() - start
     server_cpu = servers_cpu(servers) - cpu[0]
     client_cpu = time.process_time() - cpu[1]
+    for spy in spies:
+        await asyncio.to_thread(spy.wait)
     moves = max(stats.moves, 1)
     delivery = stats.delivery()
     return {
@@ -430,6 +459,7 @@ async def run(
     processes: int | None,
     redis: str,
     ws_moves: bool = False,
+    profile_to: Path | None = None,
 ) -> JSON:
     bus = None if processes is None else redis
     async with database(kind) as url, serve_many(url, processes or 1, bus) as servers:
@@ -457,7 +487,7 @@ async def run(
                 if hand["turn"] == 0:
                     seat.wake.put_nowait(hand["phase"])
             paced = await measure(bench, servers, think, warmup + think, seconds)
-            capacity = await measure(bench, servers, 0.0, warmup, seconds)
+            capacity = await measure(bench, servers, 0.0, warmup, seconds, profile_to=profile_to)
             bench.stop = True
             for seat in seats:
                 seat.wake.put_nowait("stop")
@@ -490,6 +520,12 @@ def main() -> None:
     parser.add_argument(
         "--ws-moves", action="store_true", help="moves on the table socket instead of HTTP"
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="py-spy each server in the capacity phase into this directory, print its layers",
+    )
     args = parser.parse_args()
     results: JSON = {}
     for kind in args.db:
@@ -503,6 +539,7 @@ def main() -> None:
                 processes=args.processes,
                 redis=args.redis,
                 ws_moves=args.ws_moves,
+                profile_to=None if args.profile is None else args.profile / kind,
             )
         )
         print(
@@ -514,6 +551,11 @@ def main() -> None:
             print(f"  {phase}")
             for key, value in r[phase].items():
                 print(f"    {key:<24}{value}")
+        if args.profile is not None:
+            raws = sorted((args.profile / kind).glob("*.raw"))
+            counts = layers.tally(line for raw in raws for line in raw.read_text().splitlines())
+            print(f"  where the servers' time went, capacity phase ({len(raws)} profiles):")
+            print(layers.table(counts))
         print(
             f"  target p99 <= 20 ms (paced): {r['paced']['move_p99_ms'] <= 20}; "
             f"capacity >= 40% of /healthz: {r['capacity']['moves_vs_healthz'] >= 0.4}"

@@ -8,7 +8,9 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
    only while that seat holds a bot, and each command decides whether the seat may act);
 2. load the table, its seats and the match state with the table's version — from this process's
    cache of the tables it played last when it has one (``_decide``: a stale entry is caught by
-   the version guard, and a refusal is only final on a fresh load);
+   the version guard, and a refusal is only final on a fresh load); a commit of another process
+   reaches the cache over the bus (``on_remote``), so a table whose seats play through
+   different processes is not loaded again before each move;
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
    (``repo.commit``); on a lost race, retry once from a fresh load — a duplicate of the
@@ -44,7 +46,7 @@ from app.bots import DISPLAY_NAMES
 from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.logs import annotate
-from app.metrics import MOVE_COMMIT
+from app.metrics import MOVE_COMMIT, TABLE_LOADS
 from app.service import ratings
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
@@ -58,7 +60,7 @@ from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
-from app.store.repo import Change, Committed, Loaded, SeatInfo, StoredEvent
+from app.store.repo import Change, Committed, Loaded, SeatInfo, Sent, StoredEvent
 
 # In-process cache: the latest state of recently played tables.
 TABLE_CACHE = 4096
@@ -118,10 +120,10 @@ class TableService:
         # Bearer tokens, with their cache that revocations evict (``app.service.tokens``).
         self.tokens = tokens or Tokens(db, hub)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        # Table id -> the table as this process last committed or loaded it (see ``_decide``).
-        self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
-        # Another process moved a table on: load it afresh rather than fail a commit on it.
-        hub.on_remote(self._tables.pop)
+        # Table id -> the table as this process last committed or loaded it, or as another
+        # process committed it since (``Sent``, decoded when used; see ``_decide``).
+        self._tables: LRU[str, Loaded | Sent] = LRU(TABLE_CACHE)
+        hub.on_remote(self._moved_elsewhere)
 
     # Players.
 
@@ -371,8 +373,8 @@ class TableService:
                     return replay
                 MOVE_COMMIT.observe(time.perf_counter() - started)
                 after = committed.after
-                self._tables.put(table_id, after)
-                self.hub.deliver(committed.stored, _notifications(loaded, after, actor))
+                self._keep(after)
+                self.hub.deliver(committed.stored, _notifications(loaded, after, actor), committed)
                 return Result(200, self._response(committed, actor) if saved is None else saved)
 
     async def _decide(
@@ -391,13 +393,43 @@ class TableService:
         pipeline reloads); a refusal or a stale version decided on it is only final once a
         fresh load confirms it. Returns (table, change, whether the table was loaded).
         """
-        loaded = self._tables.get(table_id) if cached else None
+        loaded = self._cached(table_id) if cached else None
+        reason = "stale" if not cached else "uncached"
         if loaded is not None:
             with contextlib.suppress(ServiceError, RuleError):
                 return loaded, _decide_on(loaded, actor, command, expected_version), False
+            reason = "refusal"
+        TABLE_LOADS.labels(reason).inc()
         loaded = await self.load(table_id)
-        self._tables.put(table_id, loaded)
+        self._keep(loaded)
         return loaded, _decide_on(loaded, actor, command, expected_version), True
+
+    def _cached(self, table_id: str) -> Loaded | None:
+        entry = self._tables.get(table_id)
+        if isinstance(entry, Sent):
+            entry = entry.loaded()
+            self._tables.put(table_id, entry)
+        return entry
+
+    def _keep(self, loaded: Loaded) -> None:
+        """Cache ``loaded`` unless the cache already holds a later state of the table."""
+        table = loaded.table
+        held = self._tables.get(table.id)
+        if held is None or _order(held) < (table.version, table.last_seq):
+            self._tables.put(table.id, loaded)
+
+    def _moved_elsewhere(self, table_id: str, sent: Sent | None) -> None:
+        """Another process committed at ``table_id``: a cached copy here takes its state
+        (the later one wins: messages of two processes may cross), or is dropped when the
+        message had none. A table not cached here stays so (nothing to be stale). A message
+        lost leaves the copy stale, which the version guard catches (``_decide``)."""
+        held = self._tables.get(table_id)
+        if held is None:
+            return
+        if sent is None:
+            self._tables.pop(table_id)
+        elif _order(held) < sent.order:
+            self._tables.put(table_id, sent)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -502,6 +534,12 @@ def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
     if not stored.event.visible_to(seat):
         return {"seq": stored.seq, "type": "skip"}
     return {"seq": stored.seq, **stored.event.for_recipient(seat)}
+
+
+def _order(entry: Loaded | Sent) -> tuple[int, int]:
+    if isinstance(entry, Sent):
+        return entry.order
+    return entry.table.version, entry.table.last_seq
 
 
 def _stale(current: int | None, expected: int | None) -> ConflictError:

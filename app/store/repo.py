@@ -101,15 +101,70 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Committed:
-    """What was written: the new version, the stored events and the table as it now is."""
+    """What was written: the new version, the stored events and the table as it now is
+    (``state_data``: the snapshot as written, when the change wrote one)."""
 
     version: int
     stored: list[StoredEvent]
     after: Loaded
+    state_data: dict[str, Any] | None = None
 
     @property
     def last_seq(self) -> int:
         return self.stored[-1].seq
+
+    def wire(self) -> list[Any]:
+        """The table as it now is, as the bus carries it to the processes that cache it: the
+        row's columns, the seats, the match's snapshot (``Sent``)."""
+        after = self.after
+        t = after.table
+        state = self.state_data
+        if state is None and after.state is not None:
+            state = after.state.to_dict()
+        return [
+            t.id, t.created_by, t.preset, t.rules, t.invite_code, t.status, t.match_number,
+            t.version, t.last_seq, t.created_at.isoformat(), t.rated,
+            [[s.seat, s.player_id, s.player_name, s.bot_level, s.deck_design] for s in after.seats],
+            state,
+        ]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """A table as another process committed it (``Committed.wire``), decoded only if used.
+
+    ``order`` is (version, last_seq): both only grow, and each commit grows one, so of two
+    states of one table the larger ``order`` is the later one.
+    """
+
+    data: list[Any]
+
+    @property
+    def table_id(self) -> str:
+        return str(self.data[0])
+
+    @property
+    def order(self) -> tuple[int, int]:
+        return self.data[7], self.data[8]
+
+    def loaded(self) -> Loaded:
+        (id_, created_by, preset, rules, invite_code, status, match_number, version, last_seq,
+         created_at, rated, seats, state) = self.data  # fmt: skip
+        table = Table(
+            id=id_,
+            created_by=created_by,
+            preset=preset,
+            rules=rules,
+            invite_code=invite_code,
+            status=status,
+            match_number=match_number,
+            version=version,
+            last_seq=last_seq,
+            created_at=datetime.fromisoformat(created_at),
+            rated=rated,
+        )
+        loaded_state = None if state is None else MatchState.from_dict(state)
+        return Loaded(table, [SeatInfo(*seat) for seat in seats], loaded_state)
 
 
 async def add_player(session: AsyncSession, player_id: str, name: str) -> Player:
@@ -282,11 +337,12 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
             for i, (event, hand, secret) in enumerate(planned)
         ],
     )
+    state_data = None if change.state is None else change.state.to_dict()
     if change.state is not None:
         snapshot = {
             "version": version,
             "last_seq": last_seq,
-            "state": change.state.to_dict(),
+            "state": state_data,
             "updated_at": now,
         }
         if change.new_match:
@@ -335,7 +391,7 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
         )
     for write in change.writes:
         write(conn)
-    return _committed(loaded, change, planned, version, last_seq)
+    return _committed(loaded, change, planned, version, last_seq, state_data=state_data)
 
 
 def _planned_events(
@@ -369,6 +425,8 @@ def _committed(
     planned: list[tuple[Event, int | None, dict[str, Any] | None]],
     version: int,
     last_seq: int,
+    *,
+    state_data: dict[str, Any] | None,
 ) -> Committed:
     """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``."""
     table = loaded.table
@@ -397,7 +455,7 @@ def _committed(
         for _, s in sorted(by_seat.items())
     ]
     state = loaded.state if change.state is None else change.state
-    return Committed(version, stored, Loaded(after, seats, state))
+    return Committed(version, stored, Loaded(after, seats, state), state_data)
 
 
 def _plain(loaded: Loaded, change: Change) -> bool:
@@ -443,6 +501,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     table = loaded.table
     assert change.state is not None
     planned = _planned_events(loaded, change)
+    state_data = change.state.to_dict()
     row = await db.fetchrow_driver(
         _PLAIN_PG,
         table.id,
@@ -456,12 +515,12 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
         [event.type for event, _, _ in planned],
         [dump_json(event.to_dict()) for event, _, _ in planned],
         [None if secret is None else dump_json(secret) for _, _, secret in planned],
-        dump_json(change.state.to_dict()),
+        dump_json(state_data),
     )
     if row is None:
         raise VersionConflictError(table.id)
     version, last_seq = row
-    return _committed(loaded, change, planned, version, last_seq)
+    return _committed(loaded, change, planned, version, last_seq, state_data=state_data)
 
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
