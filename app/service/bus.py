@@ -107,6 +107,9 @@ class RedisBus(Hub):
         # Revoked tokens' hashes (a JSON list), for every process's token cache.
         self.revocations = f"{prefix}:revoke"
         self.origin = uuid.uuid4().hex
+        # How this process's own messages begin (``encode`` writes the origin first): they
+        # come back from Redis and are skipped before they are parsed.
+        self._mine = orjson.dumps({"o": self.origin})[:-1]
         self.retry = retry
         # No retries inside redis-py: a failure surfaces here at once, so the bus says it is
         # degraded and reconnects itself.
@@ -214,7 +217,7 @@ class RedisBus(Hub):
             elif kind == "message" and message["channel"].decode() == self.revocations:
                 # Its own too: harmless, the hashes are gone from its cache already.
                 Hub.revoke(self, orjson.loads(message["data"]))
-            elif kind == "message":
+            elif kind == "message" and not message["data"].startswith(self._mine):
                 origin, sent, events, notes, table = decode(message["data"])
                 if origin != self.origin:
                     BUS_RECEIVED.inc()

@@ -60,7 +60,7 @@ from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
-from app.store.repo import Change, Committed, Loaded, SeatInfo, Sent, StoredEvent
+from app.store.repo import Change, Committed, Loaded, SeatInfo, Sent, StoredEvent, TableRow
 
 # In-process cache: the latest state of recently played tables.
 TABLE_CACHE = 4096
@@ -228,7 +228,7 @@ class TableService:
             },
         )
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
-        body = self.render(Loaded(table, seats, None), actor)
+        body = self.render(Loaded(TableRow.of(table), seats, None), actor)
 
         def write(conn: Connection) -> None:
             repo.add_table(conn, table, seat, created)
