@@ -31,8 +31,8 @@ each phase also reports the server's CPU time per move (from ``/proc``; ``/healt
 same per request) and the client's, which hold whatever the load, and the load average
 (``os.getloadavg``). The servers' CPU is also watched for 3 s with every table seated and
 nobody moving; ``server_cpu_ms_per_move_over_idle`` takes that fixed cost per second out,
-which matters when a loaded machine makes few moves per second. Targets (the issue): p99 move latency <= 20 ms in the paced phase and
-capacity >= 40% of the /healthz ceiling.
+which matters when a loaded machine makes few moves per second. Targets (the issue): p99
+move latency <= 20 ms in the paced phase and capacity >= 40% of the /healthz ceiling.
 
 The server runs as ``python -m app`` does: without WebSocket per-message deflate.
 
@@ -58,6 +58,7 @@ import os
 import random
 import shutil
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -84,6 +85,10 @@ from benchmarks import layers  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 JSON = dict[str, Any]
+# One TLS context for every client: httpx loads the CA bundle for each client otherwise, ~50 ms
+# of CPU each with the event loop blocked, and 200 of them kept the sockets from answering
+# the servers' keepalive pings on a loaded machine (closed with 1011, the run stalled).
+TLS = ssl.create_default_context()
 
 
 def _free_port() -> int:
@@ -136,7 +141,7 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
-        async with httpx.AsyncClient(base_url=url) as http:
+        async with httpx.AsyncClient(base_url=url, verify=TLS) as http:
             for _ in range(300):
                 with contextlib.suppress(httpx.TransportError):
                     if (await http.get("/readyz")).status_code == 200:
@@ -211,6 +216,7 @@ class Bench:
     stop: bool = False
     ws_moves: bool = False
     idle_share: float = 0.0
+    sockets_lost: int = 0
 
     async def pause(self) -> None:
         """The player's think time before a move (none in the capacity phase)."""
@@ -241,6 +247,8 @@ async def listen(seat: Seat, bench: Bench) -> None:
     assert seat.ws is not None
     try:
         await _listen(seat, seat.ws, bench)
+        if not bench.stop:
+            bench.sockets_lost += 1  # a run with lost sockets stalls: its figures say so
     finally:
         seat.acks.put_nowait({"type": "closed"})  # a move waiting for its ack gives up
 
@@ -325,16 +333,28 @@ async def setup(http: httpx.AsyncClient, servers: list[Server], tables: int) -> 
     """N tables with two new players each, their sockets connected (not yet started); seat s
     of table i is served by server (i + s) mod len(servers)."""
 
+    async def post(path: str, token: str | None = None, body: JSON | None = None) -> JSON:
+        """A setup request, sent again (same Idempotency-Key) if its kept-alive connection was
+        closed under it."""
+        headers = {"Idempotency-Key": uuid.uuid4().hex}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        for attempt in range(5):
+            try:
+                r = await http.post(path, json=body, headers=headers)
+                break
+            except httpx.TransportError:
+                if attempt == 4:
+                    raise
+        assert r.status_code in (200, 201), r.text
+        out: JSON = r.json()
+        return out
+
     async def one(i: int) -> list[Seat]:
-        a = (await http.post("/v1/players", json={"name": f"a{i}"})).json()
-        b = (await http.post("/v1/players", json={"name": f"b{i}"})).json()
-        auth_a = {"Authorization": f"Bearer {a['token']}"}
-        table = (await http.post("/v1/tables", json={}, headers=auth_a)).json()
-        join = await http.post(
-            f"/v1/invites/{table['invite_code']}",
-            headers={"Authorization": f"Bearer {b['token']}"},
-        )
-        assert join.status_code == 200, join.text
+        a = await post("/v1/players", body={"name": f"a{i}"})
+        b = await post("/v1/players", body={"name": f"b{i}"})
+        table = await post("/v1/tables", a["token"], {})
+        await post(f"/v1/invites/{table['invite_code']}", b["token"])
         seats = [Seat(table["table_id"], 0, a["token"]), Seat(table["table_id"], 1, b["token"])]
         for seat in seats:
             seat.server = servers[(i + seat.seat) % len(servers)]
@@ -456,6 +476,7 @@ async def measure(
         "event_delivery_p99_ms": _ms(delivery, 0.99),
         "events_timed": len(delivery),
         "refused": stats.errors,
+        "sockets_lost": bench.sockets_lost,
         # CPU per move, whatever else the machine runs: 1000 / server_cpu_ms_per_move is the
         # moves/s one free core would give the server.
         "server_cpu_ms_per_move": round(server_cpu * 1000 / moves, 3),
@@ -487,13 +508,15 @@ async def run(
     async with database(kind) as url, serve_many(url, processes or 1, bus) as servers:
         base = servers[0].url
         async with contextlib.AsyncExitStack() as stack:
-            http = await stack.enter_async_context(httpx.AsyncClient(base_url=base, timeout=60))
+            http = await stack.enter_async_context(
+                httpx.AsyncClient(base_url=base, timeout=60, verify=TLS)
+            )
             seats = await setup(http, servers, tables)
             for seat in seats:
                 # A client per player, as in life: one shared pool of hundreds of connections
                 # costs httpx more CPU per request than the server spends on it.
                 seat.http = await stack.enter_async_context(
-                    httpx.AsyncClient(base_url=seat.server.url, timeout=60)
+                    httpx.AsyncClient(base_url=seat.server.url, timeout=60, verify=TLS)
                 )
             # The client's own full garbage collections (its 400 connections: ~130 ms each,
             # measured) would stop every player at once and count as move latency. Like the
