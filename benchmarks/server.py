@@ -387,7 +387,7 @@ async def healthz(clients: list[httpx.AsyncClient], servers: list[Server], secon
         while time.perf_counter() < deadline:
             try:
                 r = await http.get("/healthz")
-            except httpx.RemoteProtocolError:
+            except (httpx.RemoteProtocolError, httpx.ReadError):
                 continue  # a kept-alive connection the server closed as idle meanwhile
             assert r.status_code == 200
             count += 1
