@@ -407,7 +407,13 @@ class TableService:
     def _cached(self, table_id: str) -> Loaded | None:
         entry = self._tables.get(table_id)
         if isinstance(entry, Sent):
-            entry = entry.loaded()
+            try:
+                entry = entry.loaded()
+            except (ValueError, TypeError, KeyError):
+                # Not a form this version reads (a process of another release sent it):
+                # the table is loaded instead.
+                self._tables.pop(table_id)
+                return None
             self._tables.put(table_id, entry)
         return entry
 
