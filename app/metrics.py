@@ -58,6 +58,13 @@ MOVE_COMMIT = Histogram(
     "its source (HTTP, WebSocket, bot).",
     buckets=LATENCY_BUCKETS,
 )
+TABLE_LOADS = Counter(
+    "ginrummy_table_loads_total",
+    "Commands that loaded their table from the database instead of this process's cache: "
+    "not cached here, stale (another process committed and its bus message did not arrive), "
+    "or a refusal decided on the cache being confirmed.",
+    ["reason"],
+)
 TABLES_IN_PLAY = Gauge(
     "ginrummy_tables_in_play",
     "Tables whose match is being played, in the whole database (read at each scrape, so every "

@@ -2,6 +2,7 @@
 
     python benchmarks/server.py --tables 100 --seconds 15 [--think 0.5] [--db sqlite postgresql]
     python benchmarks/server.py --processes 2 --db postgresql [--redis redis://127.0.0.1:6379/0]
+    python benchmarks/server.py ... --profile /tmp/prof   # py-spy the servers: CPU by layer
 
 For each database it starts ``uvicorn`` as a subprocess (a temp SQLite file; a fresh PostgreSQL
 database on 127.0.0.1:5432, dropped afterwards), creates N tables with two players each, and
@@ -28,8 +29,10 @@ Two phases per database, each measured over ``--seconds`` after a warm-up:
 Client, server and database share this machine's cores (with whatever else runs there), so
 each phase also reports the server's CPU time per move (from ``/proc``; ``/healthz`` gets the
 same per request) and the client's, which hold whatever the load, and the load average
-(``os.getloadavg``). Targets (the issue): p99 move latency <= 20 ms in the paced phase and
-capacity >= 40% of the /healthz ceiling.
+(``os.getloadavg``). The servers' CPU is also watched for 3 s with every table seated and
+nobody moving; ``server_cpu_ms_per_move_over_idle`` takes that fixed cost per second out,
+which matters when a loaded machine makes few moves per second. Targets (the issue): p99
+move latency <= 20 ms in the paced phase and capacity >= 40% of the /healthz ceiling.
 
 The server runs as ``python -m app`` does: without WebSocket per-message deflate.
 
@@ -53,7 +56,9 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -76,9 +81,14 @@ sys.path.insert(0, str(ROOT))
 
 from app.engine import parse_card  # noqa: E402
 from app.main import tune_gc  # noqa: E402
+from benchmarks import layers  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 JSON = dict[str, Any]
+# One TLS context for every client: httpx loads the CA bundle for each client otherwise, ~50 ms
+# of CPU each with the event loop blocked, and 200 of them kept the sockets from answering
+# the servers' keepalive pings on a loaded machine (closed with 1011, the run stalled).
+TLS = ssl.create_default_context()
 
 
 def _free_port() -> int:
@@ -131,7 +141,7 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
-        async with httpx.AsyncClient(base_url=url) as http:
+        async with httpx.AsyncClient(base_url=url, verify=TLS) as http:
             for _ in range(300):
                 with contextlib.suppress(httpx.TransportError):
                     if (await http.get("/readyz")).status_code == 200:
@@ -205,6 +215,8 @@ class Bench:
     stats: Stats = field(default_factory=Stats)
     stop: bool = False
     ws_moves: bool = False
+    idle_share: float = 0.0
+    sockets_lost: int = 0
 
     async def pause(self) -> None:
         """The player's think time before a move (none in the capacity phase)."""
@@ -235,6 +247,8 @@ async def listen(seat: Seat, bench: Bench) -> None:
     assert seat.ws is not None
     try:
         await _listen(seat, seat.ws, bench)
+        if not bench.stop:
+            bench.sockets_lost += 1  # a run with lost sockets stalls: its figures say so
     finally:
         seat.acks.put_nowait({"type": "closed"})  # a move waiting for its ack gives up
 
@@ -319,16 +333,28 @@ async def setup(http: httpx.AsyncClient, servers: list[Server], tables: int) -> 
     """N tables with two new players each, their sockets connected (not yet started); seat s
     of table i is served by server (i + s) mod len(servers)."""
 
+    async def post(path: str, token: str | None = None, body: JSON | None = None) -> JSON:
+        """A setup request, sent again (same Idempotency-Key) if its kept-alive connection was
+        closed under it."""
+        headers = {"Idempotency-Key": uuid.uuid4().hex}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        for attempt in range(5):
+            try:
+                r = await http.post(path, json=body, headers=headers)
+                break
+            except httpx.TransportError:
+                if attempt == 4:
+                    raise
+        assert r.status_code in (200, 201), r.text
+        out: JSON = r.json()
+        return out
+
     async def one(i: int) -> list[Seat]:
-        a = (await http.post("/v1/players", json={"name": f"a{i}"})).json()
-        b = (await http.post("/v1/players", json={"name": f"b{i}"})).json()
-        auth_a = {"Authorization": f"Bearer {a['token']}"}
-        table = (await http.post("/v1/tables", json={}, headers=auth_a)).json()
-        join = await http.post(
-            f"/v1/invites/{table['invite_code']}",
-            headers={"Authorization": f"Bearer {b['token']}"},
-        )
-        assert join.status_code == 200, join.text
+        a = await post("/v1/players", body={"name": f"a{i}"})
+        b = await post("/v1/players", body={"name": f"b{i}"})
+        table = await post("/v1/tables", a["token"], {})
+        await post(f"/v1/invites/{table['invite_code']}", b["token"])
         seats = [Seat(table["table_id"], 0, a["token"]), Seat(table["table_id"], 1, b["token"])]
         for seat in seats:
             seat.server = servers[(i + seat.seat) % len(servers)]
@@ -361,7 +387,7 @@ async def healthz(clients: list[httpx.AsyncClient], servers: list[Server], secon
         while time.perf_counter() < deadline:
             try:
                 r = await http.get("/healthz")
-            except httpx.RemoteProtocolError:
+            except (httpx.RemoteProtocolError, httpx.ReadError):
                 continue  # a kept-alive connection the server closed as idle meanwhile
             assert r.status_code == 200
             count += 1
@@ -380,13 +406,50 @@ def _ms(values: list[float], q: float) -> float:
     return round(_pct(values, q) * 1000, 2)
 
 
+def profile(servers: list[Server], seconds: float, out: Path) -> list[subprocess.Popen[bytes]]:
+    """py-spy recording each server for ``seconds`` (raw stacks, ``benchmarks/layers.py``)."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
+    out.mkdir(parents=True, exist_ok=True)
+    duration = str(max(1, int(seconds)))
+    options = ["--rate", "100", "--format", "raw", "--nonblocking", "--duration", duration]
+    return [
+        subprocess.Popen(
+            [spy, "record", "--pid", str(s.pid), *options, "-o", str(out / f"{s.pid}.raw")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for s in servers
+    ]
+
+
+# Seconds the servers are watched with every table seated and every socket open, before the
+# first move: their CPU then is the fixed cost per second (sockets' heartbeats and health
+# looks, the bus's pings, the bot runner's scans) that every phase pays whatever its moves/s.
+IDLE_SECONDS = 3.0
+
+
+async def idle(servers: list[Server], seconds: float) -> float:
+    """The servers' CPU share (cores) while nobody moves."""
+    cpu, start = servers_cpu(servers), time.perf_counter()
+    await asyncio.sleep(seconds)
+    return (servers_cpu(servers) - cpu) / (time.perf_counter() - start)
+
+
 async def measure(
-    bench: Bench, servers: list[Server], think: float, warmup: float, seconds: float
+    bench: Bench,
+    servers: list[Server],
+    think: float,
+    warmup: float,
+    seconds: float,
+    *,
+    profile_to: Path | None = None,
 ) -> JSON:
-    """One phase: switch the clients to ``think``, warm up, then measure for ``seconds``."""
+    """One phase: switch the clients to ``think``, warm up, then measure for ``seconds``
+    (and profile the servers meanwhile into ``profile_to``)."""
     bench.think = think
     bench.stats = stats = Stats()
     await asyncio.sleep(warmup)
+    spies = [] if profile_to is None else profile(servers, seconds, profile_to)
     load = os.getloadavg()[0]
     cpu = servers_cpu(servers), time.process_time()
     stats.measuring = True
@@ -396,6 +459,8 @@ async def measure(
     elapsed = time.perf_counter() - start
     server_cpu = servers_cpu(servers) - cpu[0]
     client_cpu = time.process_time() - cpu[1]
+    for spy in spies:
+        await asyncio.to_thread(spy.wait)
     moves = max(stats.moves, 1)
     delivery = stats.delivery()
     return {
@@ -411,10 +476,17 @@ async def measure(
         "event_delivery_p99_ms": _ms(delivery, 0.99),
         "events_timed": len(delivery),
         "refused": stats.errors,
+        "sockets_lost": bench.sockets_lost,
         # CPU per move, whatever else the machine runs: 1000 / server_cpu_ms_per_move is the
         # moves/s one free core would give the server.
         "server_cpu_ms_per_move": round(server_cpu * 1000 / moves, 3),
         "server_cpu_share": round(server_cpu / elapsed, 2),
+        # The same without the fixed cost per second measured before the first move: what a
+        # move adds, which holds better when a loaded machine makes few moves per second.
+        "server_cpu_ms_per_move_over_idle": round(
+            (server_cpu - bench.idle_share * elapsed) * 1000 / moves, 3
+        ),
+        "server_idle_cpu_share": round(bench.idle_share, 3),
         "client_cpu_ms_per_move": round(client_cpu * 1000 / moves, 3),
         "loadavg_1m": round(max(load, os.getloadavg()[0]), 2),
     }
@@ -430,18 +502,21 @@ async def run(
     processes: int | None,
     redis: str,
     ws_moves: bool = False,
+    profile_to: Path | None = None,
 ) -> JSON:
     bus = None if processes is None else redis
     async with database(kind) as url, serve_many(url, processes or 1, bus) as servers:
         base = servers[0].url
         async with contextlib.AsyncExitStack() as stack:
-            http = await stack.enter_async_context(httpx.AsyncClient(base_url=base, timeout=60))
+            http = await stack.enter_async_context(
+                httpx.AsyncClient(base_url=base, timeout=60, verify=TLS)
+            )
             seats = await setup(http, servers, tables)
             for seat in seats:
                 # A client per player, as in life: one shared pool of hundreds of connections
                 # costs httpx more CPU per request than the server spends on it.
                 seat.http = await stack.enter_async_context(
-                    httpx.AsyncClient(base_url=seat.server.url, timeout=60)
+                    httpx.AsyncClient(base_url=seat.server.url, timeout=60, verify=TLS)
                 )
             # The client's own full garbage collections (its 400 connections: ~130 ms each,
             # measured) would stop every player at once and count as move latency. Like the
@@ -450,6 +525,7 @@ async def run(
             bench = Bench(think, ws_moves=ws_moves)
             tasks = [asyncio.create_task(listen(s, bench)) for s in seats]
             tasks += [asyncio.create_task(play(s, bench)) for s in seats]
+            bench.idle_share = await idle(servers, IDLE_SECONDS)
             for seat in seats[::2]:
                 r = await seat.http.post(f"/v1/tables/{seat.table_id}/start", headers=seat.auth)
                 assert r.status_code == 200, r.text
@@ -457,7 +533,7 @@ async def run(
                 if hand["turn"] == 0:
                     seat.wake.put_nowait(hand["phase"])
             paced = await measure(bench, servers, think, warmup + think, seconds)
-            capacity = await measure(bench, servers, 0.0, warmup, seconds)
+            capacity = await measure(bench, servers, 0.0, warmup, seconds, profile_to=profile_to)
             bench.stop = True
             for seat in seats:
                 seat.wake.put_nowait("stop")
@@ -490,6 +566,12 @@ def main() -> None:
     parser.add_argument(
         "--ws-moves", action="store_true", help="moves on the table socket instead of HTTP"
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="py-spy each server in the capacity phase into this directory, print its layers",
+    )
     args = parser.parse_args()
     results: JSON = {}
     for kind in args.db:
@@ -503,6 +585,7 @@ def main() -> None:
                 processes=args.processes,
                 redis=args.redis,
                 ws_moves=args.ws_moves,
+                profile_to=None if args.profile is None else args.profile / kind,
             )
         )
         print(
@@ -514,6 +597,11 @@ def main() -> None:
             print(f"  {phase}")
             for key, value in r[phase].items():
                 print(f"    {key:<24}{value}")
+        if args.profile is not None:
+            raws = sorted((args.profile / kind).glob("*.raw"))
+            counts = layers.tally(line for raw in raws for line in raw.read_text().splitlines())
+            print(f"  where the servers' time went, capacity phase ({len(raws)} profiles):")
+            print(layers.table(counts))
         print(
             f"  target p99 <= 20 ms (paced): {r['paced']['move_p99_ms'] <= 20}; "
             f"capacity >= 40% of /healthz: {r['capacity']['moves_vs_healthz'] >= 0.4}"

@@ -2,9 +2,11 @@
 
 ``RedisBus`` is a ``Hub`` (the in-process fan-out) that also carries each commit over Redis
 pub/sub, on one channel ``{redis_prefix}:bus``, as one message: the committing process's id,
-the time, the stored events (unredacted: Redis is inside the trust boundary, like PostgreSQL)
-and the notifications. Every process delivers the messages of the others to its own hub, and its
-own commits straight away (it skips its own messages when they come back).
+the time, the stored events (unredacted: Redis is inside the trust boundary, like PostgreSQL),
+the notifications and the table as committed (``Committed.wire``: its row, seats and snapshot,
+so a process that caches the table updates its copy instead of loading it from the database).
+Every process delivers the messages of the others to its own hub, and its own commits straight
+away (it skips its own messages when they come back).
 
 Pub/sub is fire-and-forget, and PostgreSQL already keeps the numbered log, so nothing here
 tries to be reliable: a listener that sees a seq jump, or a change of ``epoch``, or a degraded
@@ -40,7 +42,7 @@ from redis.exceptions import RedisError
 
 from app.engine import Event
 from app.service.hub import Hub, Notification
-from app.store.repo import StoredEvent
+from app.store.repo import Committed, Sent, StoredEvent
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,12 @@ PING_AFTER = 1.0
 SOCKET_TIMEOUT = 2.0
 
 
-def encode(origin: str, events: list[StoredEvent], notes: list[Notification]) -> bytes:
+def encode(
+    origin: str,
+    events: list[StoredEvent],
+    notes: list[Notification],
+    committed: Committed | None = None,
+) -> bytes:
     """One commit as a bus message."""
     return orjson.dumps(
         {
@@ -75,17 +82,21 @@ def encode(origin: str, events: list[StoredEvent], notes: list[Notification]) ->
                 for s in events
             ],
             "n": [[n.player_id, n.type, n.table_id, n.data] for n in notes],
+            "a": None if committed is None else committed.wire(),
         },
         option=orjson.OPT_NON_STR_KEYS,
     )
 
 
-def decode(raw: bytes) -> tuple[str, float, list[StoredEvent], list[Notification]]:
-    """A bus message: (origin, publication time, events, notifications)."""
+def decode(raw: bytes) -> tuple[str, float, list[StoredEvent], list[Notification], Sent | None]:
+    """A bus message: (origin, publication time, events, notifications, the table as
+    committed, if sent)."""
     body: dict[str, Any] = orjson.loads(raw)
     events = [StoredEvent(t, s, m, h, Event.from_dict(e)) for t, s, m, h, e in body["e"]]
     notes = [Notification(p, kind, t, d) for p, kind, t, d in body["n"]]
-    return body["o"], body["t"], events, notes
+    table = body.get("a")
+    sent = Sent(table) if isinstance(table, list) and len(table) == Sent.FIELDS else None
+    return body["o"], body["t"], events, notes, sent
 
 
 class RedisBus(Hub):
@@ -97,6 +108,9 @@ class RedisBus(Hub):
         # Revoked tokens' hashes (a JSON list), for every process's token cache.
         self.revocations = f"{prefix}:revoke"
         self.origin = uuid.uuid4().hex
+        # How this process's own messages begin (``encode`` writes the origin first): they
+        # come back from Redis and are skipped before they are parsed.
+        self._mine = orjson.dumps({"o": self.origin})[:-1]
         self.retry = retry
         # No retries inside redis-py: a failure surfaces here at once, so the bus says it is
         # degraded and reconnects itself.
@@ -137,12 +151,17 @@ class RedisBus(Hub):
         arrive by polling the log)."""
         return self._problem
 
-    def deliver(self, events: list[StoredEvent], notes: list[Notification]) -> None:
-        super().deliver(events, notes)
+    def deliver(
+        self,
+        events: list[StoredEvent],
+        notes: list[Notification],
+        committed: Committed | None = None,
+    ) -> None:
+        super().deliver(events, notes, committed)
         if len(self._outbox) >= OUTBOX_LIMIT:
             self._outbox.popleft()
             BUS_DROPPED.inc()
-        self._outbox.append(encode(self.origin, events, notes))
+        self._outbox.append(encode(self.origin, events, notes, committed))
         self._pending.set()
 
     def revoke(self, token_hashes: list[str]) -> None:
@@ -199,14 +218,19 @@ class RedisBus(Hub):
             elif kind == "message" and message["channel"].decode() == self.revocations:
                 # Its own too: harmless, the hashes are gone from its cache already.
                 Hub.revoke(self, orjson.loads(message["data"]))
-            elif kind == "message":
-                origin, sent, events, notes = decode(message["data"])
+            elif kind == "message" and not message["data"].startswith(self._mine):
+                origin, sent, events, notes, table = decode(message["data"])
                 if origin != self.origin:
                     BUS_RECEIVED.inc()
                     BUS_LAG.observe(max(0.0, time.time() - sent))
-                    for table_id in {e.table_id for e in events}:
+                    # Caches first: a listener woken by these events may act on the table.
+                    tables = {e.table_id for e in events}
+                    if table is not None:
+                        tables.add(table.table_id)
+                    for table_id in tables:
+                        state = table if table and table.table_id == table_id else None
                         for callback in self._remote:
-                            callback(table_id)
+                            callback(table_id, state)
                     Hub.deliver(self, events, notes)
 
     async def _publish(self) -> None:

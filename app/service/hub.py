@@ -23,7 +23,8 @@ subscriptions: ``deliver(events, notes)`` (what the pipeline calls after each co
 processes may be late, and listeners should read the log every ``POLL_INTERVAL`` s) and
 ``epoch`` (bumped each time the bus (re)connects: a listener that saw another epoch reads the
 log once, since messages may have been lost meanwhile), ``on_remote(callback)`` (called with
-the table id of each commit another process made: the pipeline's table cache drops it), and
+the table id of each commit another process made and the table as it committed it, a
+``repo.Sent``: the pipeline's table cache takes it, see ``TableService``), and
 ``revoke(token_hashes)`` / ``on_revoke(callback)`` (a revoked token leaves every process's token
 cache: ``app.service.tokens``).
 """
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from app.store.repo import StoredEvent
+from app.store.repo import Committed, Sent, StoredEvent
 
 T = TypeVar("T")
 
@@ -133,13 +134,14 @@ class Hub:
         self._tables: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
         self._players: dict[str, set[Subscription[Notification]]] = defaultdict(set)
         self.epoch = 0
-        # Called with the table id of each commit another process made (see ``on_remote``).
-        self._remote: list[Callable[[str], object]] = []
+        # Called for each commit another process made (see ``on_remote``).
+        self._remote: list[Callable[[str, Sent | None], object]] = []
         # Called with the hashes of revoked tokens, from any process (see ``on_revoke``).
         self._revoked: list[Callable[[list[str]], object]] = []
 
-    def on_remote(self, callback: Callable[[str], object]) -> None:
-        """Call ``callback(table_id)`` for each commit of another process (a cache of that
+    def on_remote(self, callback: Callable[[str, Sent | None], object]) -> None:
+        """Call ``callback(table_id, sent)`` for each commit of another process: ``sent`` is
+        the table as it committed it (None from a process that sent none: a cache of that
         table here is stale). In process: never."""
         self._remote.append(callback)
 
@@ -162,8 +164,14 @@ class Hub:
         """None: every commit reaches every listener at once. In process, always."""
         return None
 
-    def deliver(self, events: list[StoredEvent], notes: list[Notification]) -> None:
-        """One commit's events, then its notifications (the pipeline calls this after commit)."""
+    def deliver(
+        self,
+        events: list[StoredEvent],
+        notes: list[Notification],
+        committed: Committed | None = None,
+    ) -> None:
+        """One commit's events, then its notifications (the pipeline calls this after commit,
+        with the ``committed`` table, which a bus carries to the other processes' caches)."""
         self.publish(events)
         self.notify(notes)
 

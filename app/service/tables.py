@@ -8,7 +8,9 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
    only while that seat holds a bot, and each command decides whether the seat may act);
 2. load the table, its seats and the match state with the table's version — from this process's
    cache of the tables it played last when it has one (``_decide``: a stale entry is caught by
-   the version guard, and a refusal is only final on a fresh load);
+   the version guard, and a refusal is only final on a fresh load); a commit of another process
+   reaches the cache over the bus (``on_remote``), so a table whose seats play through
+   different processes is not loaded again before each move;
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
    (``repo.commit``); on a lost race, retry once from a fresh load — a duplicate of the
@@ -45,7 +47,7 @@ from app.bots import DISPLAY_NAMES
 from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.logs import annotate
-from app.metrics import MOVE_COMMIT
+from app.metrics import MOVE_COMMIT, TABLE_LOADS
 from app.service import clocks, notifications, ratings
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
@@ -60,7 +62,7 @@ from app.service.tokens import Tokens
 from app.store import Database, repo
 from app.store.models import Seat, Table, utcnow
 from app.store.outbox import Note
-from app.store.repo import Change, Committed, Loaded, SeatInfo, StoredEvent
+from app.store.repo import Change, Committed, Loaded, SeatInfo, Sent, StoredEvent, TableRow
 
 # In-process cache: the latest state of recently played tables.
 TABLE_CACHE = 4096
@@ -123,10 +125,10 @@ class TableService:
         # Bearer tokens, with their cache that revocations evict (``app.service.tokens``).
         self.tokens = tokens or Tokens(db, hub)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        # Table id -> the table as this process last committed or loaded it (see ``_decide``).
-        self._tables: LRU[str, Loaded] = LRU(TABLE_CACHE)
-        # Another process moved a table on: load it afresh rather than fail a commit on it.
-        hub.on_remote(self._tables.pop)
+        # Table id -> the table as this process last committed or loaded it, or as another
+        # process committed it since (``Sent``, decoded when used; see ``_decide``).
+        self._tables: LRU[str, Loaded | Sent] = LRU(TABLE_CACHE)
+        hub.on_remote(self._moved_elsewhere)
         # Called after a commit that wrote notifications to the outbox (the dispatcher's wake),
         # and the fraction of a turn's time left when ``time_running_out`` is due (0: never).
         self.on_notes: Callable[[], None] | None = None
@@ -238,7 +240,7 @@ class TableService:
             },
         )
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
-        body = self.render(Loaded(table, seats, None, clock_state), actor)
+        body = self.render(Loaded(TableRow.of(table), seats, None, clock_state), actor)
 
         def write(conn: Connection) -> None:
             repo.add_table(conn, table, seat, created, clock_state)
@@ -384,9 +386,9 @@ class TableService:
                     return replay
                 MOVE_COMMIT.observe(time.perf_counter() - started)
                 after = committed.after
-                self._tables.put(table_id, after)
+                self._keep(after)
                 live = [_live(n) for n in change.notes if n.not_before is None]
-                self.hub.deliver(committed.stored, live)
+                self.hub.deliver(committed.stored, live, committed)
                 if change.notes and self.on_notes is not None:
                     self.on_notes()
                 return Result(200, self._response(committed, actor) if saved is None else saved)
@@ -407,7 +409,8 @@ class TableService:
         pipeline reloads); a refusal or a stale version decided on it is only final once a
         fresh load confirms it. Returns (table, change, whether the table was loaded).
         """
-        loaded = self._tables.get(table_id) if cached else None
+        loaded = self._cached(table_id) if cached else None
+        reason = "stale" if not cached else "uncached"
         if loaded is not None:
             with contextlib.suppress(ServiceError, RuleError):
                 change = _decide_on(
@@ -419,12 +422,47 @@ class TableService:
                     warn_at=self.warn_at,
                 )
                 return loaded, change, False
+            reason = "refusal"
+        TABLE_LOADS.labels(reason).inc()
         loaded = await self.load(table_id)
-        self._tables.put(table_id, loaded)
+        self._keep(loaded)
         change = _decide_on(
             loaded, actor, command, expected_version, self.abandon_after, warn_at=self.warn_at
         )
         return loaded, change, True
+
+    def _cached(self, table_id: str) -> Loaded | None:
+        entry = self._tables.get(table_id)
+        if isinstance(entry, Sent):
+            try:
+                entry = entry.loaded()
+            except (ValueError, TypeError, KeyError):
+                # Not a form this version reads (a process of another release sent it):
+                # the table is loaded instead.
+                self._tables.pop(table_id)
+                return None
+            self._tables.put(table_id, entry)
+        return entry
+
+    def _keep(self, loaded: Loaded) -> None:
+        """Cache ``loaded`` unless the cache already holds a later state of the table."""
+        table = loaded.table
+        held = self._tables.get(table.id)
+        if held is None or _order(held) < (table.version, table.last_seq):
+            self._tables.put(table.id, loaded)
+
+    def _moved_elsewhere(self, table_id: str, sent: Sent | None) -> None:
+        """Another process committed at ``table_id``: a cached copy here takes its state
+        (the later one wins: messages of two processes may cross), or is dropped when the
+        message had none. A table not cached here stays so (nothing to be stale). A message
+        lost leaves the copy stale, which the version guard catches (``_decide``)."""
+        held = self._tables.get(table_id)
+        if held is None:
+            return
+        if sent is None:
+            self._tables.pop(table_id)
+        elif _order(held) < sent.order:
+            self._tables.put(table_id, sent)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -551,6 +589,12 @@ def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
     if not stored.event.visible_to(seat):
         return {"seq": stored.seq, "type": "skip"}
     return {"seq": stored.seq, **stored.event.for_recipient(seat)}
+
+
+def _order(entry: Loaded | Sent) -> tuple[int, int]:
+    if isinstance(entry, Sent):
+        return entry.order
+    return entry.table.version, entry.table.last_seq
 
 
 def _stale(current: int | None, expected: int | None) -> ConflictError:

@@ -12,7 +12,7 @@ import pytest
 from app.engine import Event
 from app.service.bus import RedisBus
 from app.service.hub import Notification, Subscription
-from app.store.repo import StoredEvent
+from app.store.repo import Sent, StoredEvent
 from tests.api.conftest import _free_port
 from tests.cluster.conftest import RedisServer
 
@@ -59,10 +59,10 @@ async def test_a_commit_reaches_the_other_process_in_order_and_this_one_once(
     here, there, other = one.table("t1"), two.table("t1"), two.table("t2")
     note = Notification("p1", "your_turn", "t1", {"hand_number": 1, "phase": "draw"})
     notes = two.player("p1")
-    stale_here: list[str] = []
-    stale_there: list[str] = []
-    one.on_remote(stale_here.append)
-    two.on_remote(stale_there.append)
+    stale_here: list[tuple[str, Sent | None]] = []
+    stale_there: list[tuple[str, Sent | None]] = []
+    one.on_remote(lambda table_id, sent: stale_here.append((table_id, sent)))
+    two.on_remote(lambda table_id, sent: stale_there.append((table_id, sent)))
     for seq in range(2, 12):
         one.deliver([chat(seq)], [note] if seq == 11 else [])
     assert [s.seq for s in await received(there, 10)] == list(range(2, 12))
@@ -71,8 +71,9 @@ async def test_a_commit_reaches_the_other_process_in_order_and_this_one_once(
     await asyncio.sleep(0.2)
     assert here.get_nowait() is None  # its own message came back from Redis: not twice
     assert other.get_nowait() is None and there.get_nowait() is None
-    # The other process's cache of the table is stale after each commit; this one's is not.
-    assert stale_there == ["t1"] * 10 and stale_here == []
+    # The other process's cache of the table is stale after each commit (these commits carry
+    # no table: it drops it); this one's is not.
+    assert stale_there == [("t1", None)] * 10 and stale_here == []
 
 
 async def test_redis_down_is_degraded_then_ok_again_on_its_own(

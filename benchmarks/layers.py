@@ -1,0 +1,130 @@
+"""Where a server's CPU goes, by layer: py-spy's raw stacks summed into one table.
+
+    python benchmarks/layers.py PROFILE.raw [MORE.raw ...]
+
+``benchmarks/server.py --profile DIR`` writes one raw file per server process during the
+capacity phase (``py-spy record --format raw``; py-spy is installed for this only, never a
+dependency of the server) and prints this table at the end. Each sample (one stack) counts
+once, for one layer (``layer_of``). py-spy samples a thread while it runs or waits for a core, so
+on a busy machine a frame that just made a system call weighs a little more than its CPU: read
+the shares as where the time goes.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+# Layers a call goes into: a sample with any frame of one of these counts for the first of
+# them (in this order), whatever it called: ``dump_json`` under ``repo.commit`` is JSON, the
+# engine under ``render`` is rendering.
+INTO: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "JSON (orjson calls, bus message encode/decode, response bodies)",
+        re.compile(
+            r"^(dump_json|loads|dumps) |^(encode|decode) \(.*app/service/bus\.py"
+            r"|^render \(.*(starlette|fastapi|app/api).*\)|/json/"
+        ),
+    ),
+    (
+        "database: loading a table (a move's reload, a socket's view, a bot's look)",
+        re.compile(r"^(load_table|load) \(.*app/store/repo\.py"),
+    ),
+    (
+        "database: the commit and every other statement (driver, pool, rows)",
+        re.compile(r"sqlalchemy/|asyncpg/|aiosqlite/|sqlite3/|app/store/"),
+    ),
+    (
+        "rendering views (view, redaction, frames)",
+        re.compile(
+            r"app/engine/view\.py|app/api/frames\.py"
+            r"|^(render|_response|redact|_seat_json|_notifications) \(.*app/service/tables\.py"
+        ),
+    ),
+    ("engine (deciding and applying the move)", re.compile(r"app/engine/|app/service/commands")),
+]
+# The rest counts for the layer of its innermost frame that belongs to one of these, frames
+# of the libraries several layers use (redis-py, asyncio) skipped: a Redis write under the
+# rate limits is the limits', one under the bus is the fan-out's.
+WITHIN: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "fan-out (hub, Redis bus, table and player sockets)",
+        re.compile(
+            r"app/service/hub\.py|app/service/bus\.py|app/api/routes/live\.py"
+            r"|websockets/|protocols/websockets"
+        ),
+    ),
+    ("bot runner", re.compile(r"app/service/bots\.py|app/bots/")),
+    (
+        "rate limits (counted in batches, shared in Redis)",
+        re.compile(r"app/service/rate_limits\.py|app/api/ratelimit\.py|/limits/"),
+    ),
+    (
+        "HTTP: routing, validation, middlewares, auth, logs, metrics",
+        re.compile(
+            r"fastapi/|starlette/|uvicorn/|pydantic|httptools|h11/|app/api/|app/main\.py"
+            r"|app/logs|app/metrics|prometheus_client|app/service/tokens\.py"
+        ),
+    ),
+]
+SHARED = re.compile(r"/redis/|\(asyncio/")
+PIPELINE = "pipeline (TableService.submit itself)"
+OTHER = "event loop and the rest (uvloop's sockets and timers, asyncio, the collector)"
+SERVICE = re.compile(r"app/service/tables\.py")
+ORDER = [name for name, _ in INTO] + [PIPELINE] + [name for name, _ in WITHIN] + [OTHER]
+
+
+def frames(line: str) -> tuple[list[str], int]:
+    """A raw line: ``frame;frame;... count`` (root first) -> (the frames above the event
+    loop's, count). Every stack starts with uvicorn's ``main`` down to ``Runner.run``: those
+    frames say nothing of the layer, and a stack that ends there is the loop itself."""
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    names = stack.split(";")
+    loop = [i for i, frame in enumerate(names) if frame.startswith("Runner.run (")]
+    return names[loop[-1] + 1 :] if loop else names, int(count)
+
+
+def layer_of(stack: list[str]) -> str:
+    for name, pattern in INTO:
+        if any(pattern.search(frame) for frame in stack):
+            return name
+    if any(SERVICE.search(frame) for frame in stack):
+        return PIPELINE
+    for frame in reversed(stack):
+        if SHARED.search(frame):
+            continue
+        for name, pattern in WITHIN:
+            if pattern.search(frame):
+                return name
+    return OTHER
+
+
+def tally(lines: Iterable[str]) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for line in lines:
+        if line.strip():
+            stack, count = frames(line)
+            out[layer_of(stack)] += count
+    return out
+
+
+def table(counts: Counter[str]) -> str:
+    total = sum(counts.values()) or 1
+    rows = ["| layer | share of samples |", "|---|---|"]
+    rows += [f"| {name} | {100 * counts[name] / total:.1f} % |" for name in ORDER]
+    rows.append(f"| samples | {total} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    counts: Counter[str] = Counter()
+    for path in sys.argv[1:]:
+        counts += tally(Path(path).read_text().splitlines())
+    print(table(counts))
+
+
+if __name__ == "__main__":
+    main()
