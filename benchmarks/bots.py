@@ -221,17 +221,55 @@ def run(
     seed: str,
     workers: int,
     budget: Budget,
+    target: float | None = None,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """Play ``matches`` matches (in seat-swapped pairs) and summarize them."""
+    """Play up to ``matches`` matches (in seat-swapped pairs) and summarize them.
+
+    Sequential check: with ``target`` (a match win rate), stop after a pair once at least
+    ``MIN_SEQUENTIAL`` matches are in and the 99% interval of a's win rate lies wholly above
+    or below it (99%, not 95%: the interval is looked at again and again). With
+    ``max_seconds``, stop after the first pair that ends past that much wall time. The
+    summary says how many matches were played and why it stopped.
+    """
     jobs = [
         (level_a, level_b, preset, f"arena-{seed}-{i // 2}", i % 2, budget) for i in range(matches)
     ]
-    if workers > 1:
-        with Pool(workers) as pool:
-            results = pool.map(play_match, jobs, chunksize=1)
-    else:
-        results = [play_match(job) for job in jobs]
-    return summarize(level_a, level_b, preset, results)
+    started = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    stopped = "all matches played"
+    with Pool(max(1, workers)) as pool:
+        for result in pool.imap(play_match, jobs, chunksize=1):
+            results.append(result)
+            if len(results) % 2:
+                continue
+            if target is not None and len(results) >= MIN_SEQUENTIAL:
+                verdict = _clears(sum(r["winner"] == "a" for r in results), len(results), target)
+                if verdict:
+                    stopped = f"the 99% interval is {verdict} the target {target:.0%}"
+                    break
+            if max_seconds is not None and time.perf_counter() - started > max_seconds:
+                stopped = f"time limit of {max_seconds:g} s"
+                break
+        pool.terminate()
+    out = summarize(level_a, level_b, preset, results)
+    out["stopped"] = stopped
+    return out
+
+
+# The fewest matches a sequential check stops at.
+MIN_SEQUENTIAL = 60
+
+
+def _clears(wins: int, n: int, target: float) -> str:
+    """'above' or 'below' when the 99% interval of ``wins / n`` clears ``target``, else ''."""
+    rate = wins / n
+    half = 2.576 * math.sqrt(max(rate * (1 - rate), 1e-9) / n)
+    if rate - half > target:
+        return "above"
+    if rate + half < target:
+        return "below"
+    return ""
 
 
 def print_pair(out: dict[str, Any]) -> None:
@@ -241,7 +279,7 @@ def print_pair(out: dict[str, Any]) -> None:
         f"  {a} match win rate {out['a_match_win_rate']:.1%} "
         f"(95% CI {out['ci95'][0]:.1%} .. {out['ci95'][1]:.1%})"
     )
-    print(f"  dead hands {out['dead_hand_rate']:.1%}")
+    print(f"  dead hands {out['dead_hand_rate']:.1%}; stopped: {out.get('stopped', '')}")
     for s, name in zip(SIDES, (a, b), strict=True):
         st = out[s + "_stats"]
         ms = st["decision_ms"]
@@ -262,7 +300,8 @@ def report_row(out: dict[str, Any]) -> str:
     ms = st["decision_ms"]
     lo, hi = out["ci95"]
     return (
-        f"| {out['preset']} | {out['a']} | {out['a_match_win_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
+        f"| {out['preset']} | {out['a']} | {out['matches']}"
+        f" | {out['a_match_win_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
         f" | {st['points_per_hand']:.2f} / {out['b_stats']['points_per_hand']:.2f}"
         f" | {st['gin_rate']:.1%} / {st['undercut_rate']:.1%} / {st['knock_rate']:.1%}"
         f" | {ms['median']:.2f} / {ms['p99']:.1f} / {ms['max']:.1f} |"
@@ -279,6 +318,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--playouts", type=int, default=Budget().playouts, help="hard's work")
     parser.add_argument("--cap-ms", type=float, default=Budget().cap_ms, help="hard's wall cap")
+    parser.add_argument(
+        "--target", type=float, help="sequential check: stop once the 99%% interval clears it"
+    )
+    parser.add_argument("--max-seconds", type=float, help="stop a pair after this wall time")
     parser.add_argument("--report", action="store_true", help="every product level vs eaai")
     parser.add_argument("--levels", default=",".join(PRODUCT_LEVELS), help="for --report")
     parser.add_argument("--presets", default="standard,reino,cardems", help="for --report")
@@ -289,6 +332,8 @@ def main() -> None:
         "seed": args.seed,
         "workers": args.workers,
         "budget": budget,
+        "target": args.target,
+        "max_seconds": args.max_seconds,
     }
     if not args.report:
         out = run(args.a, args.b, args.preset, **common)
@@ -300,11 +345,12 @@ def main() -> None:
             out = run(level, "eaai", preset, **common)
             print_pair(out)
             rows.append(report_row(out))
-    print(f"\n{args.matches} matches per row; hard's budget {budget.playouts} playouts,")
+    print(f"\nUp to {args.matches} matches per row; hard's budget {budget.playouts} playouts,")
     print(f"cap {budget.cap_ms:g} ms wall.\n")
-    print("| preset | level vs eaai | match wins [95% CI] | points/hand (level / eaai)", end="")
+    print("| preset | level vs eaai | matches | match wins [95% CI] | points/hand", end="")
+    print(" (level / eaai)", end="")
     print(" | gin / undercut / knock rate | CPU ms median / p99 / worst |")
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 
 

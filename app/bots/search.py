@@ -152,11 +152,23 @@ def sample_world(
 
 @dataclass(frozen=True, slots=True)
 class Hand:
-    """The rules of the hand being played out."""
+    """The rules of the hand being played out, and how long the searching seat (seat 0) waits
+    for gin in a playout: with deadwood from 1 to ``wait`` it plays on while more than
+    ``wait_turns`` of its draws are left (as ``HardBot`` does), else it knocks at once."""
 
     knock_limit: int
     dead_hand_at: int
     big_gin: bool
+    wait: int = 0
+    wait_turns: int = 0
+
+    def knocks(self, turn: int, after: int, stock: int) -> bool:
+        """Whether ``turn`` knocks with ``after`` deadwood and ``stock`` cards in the stock."""
+        if after > self.knock_limit:
+            return False
+        if turn or not 0 < after <= self.wait:
+            return True
+        return (stock - self.dead_hand_at) // 2 <= self.wait_turns
 
 
 def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms) -> float:
@@ -182,7 +194,7 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
                 key=lambda x: (x[1], x[0]),
             )
         h &= ~(1 << drop)
-        if after <= hand.knock_limit:
+        if hand.knocks(turn, after, len(stock)):
             s = settle(h, hands[1 - turn], big_gin=False, **_bonuses(terms))
             mine = s.points if s.knocker_won == (turn == 0) else -s.points
             return terms.value(mine)
@@ -277,14 +289,17 @@ def search(
     extra: int,
     budget: Budget,
     started: float | None = None,
+    wait: int = 0,
+    wait_turns: int = 0,
 ) -> Outcome:
     """The candidate (listed best first by the heuristic) with the best match value over
     samples of the hidden cards, within ``budget`` (see the module doc); the wall-time cap
-    counts from ``started`` (``time.perf_counter()``; default: now)."""
+    counts from ``started`` (``time.perf_counter()``; default: now); ``wait`` and ``wait_turns``:
+    how the searching seat waits for gin in its playouts (see ``Hand``)."""
     start = time.perf_counter() if started is None else started
     rng = random.Random(_seed(view, events, budget.seed))
     terms = Terms.of(view)
-    hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin)
+    hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns)
     totals = dict.fromkeys(candidates, 0.0)
     # Per candidate, the sum and sum of squares of its value minus the heuristic choice's on
     # the same sample: the evidence needed to overrule the heuristic.
