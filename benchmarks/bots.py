@@ -123,8 +123,7 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
             for k in ("points", "gin", "big_gin", "knock", "undercut", "won")
         },
         **{f"{k}_{s}": [] for s in SIDES for k in ("ms", "wall")},
-        "cut_a": 0,
-        "cut_b": 0,
+        **{f"{k}_{s}": 0 for s in SIDES for k in ("cut", "searched", "overruled")},
     }
     while state.status == PLAYING:
         seat = a_seat if state.hand.phase == OVER else state.hand.turn
@@ -134,8 +133,14 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
         tally[f"ms_{side[seat]}"].append((time.process_time() - cpu) * 1000)
         tally[f"wall_{side[seat]}"].append((time.perf_counter() - wall) * 1000)
         bot = bots[seat]
-        if isinstance(bot, HardBot) and bot.last is not None and bot.last.cut_short:
-            tally[f"cut_{side[seat]}"] += 1
+        if isinstance(bot, HardBot) and bot.last is not None:
+            tally[f"cut_{side[seat]}"] += bot.last.cut_short
+            tally[f"searched_{side[seat]}"] += 1
+            # The candidates are valued in the judgements' order: a search that chose
+            # another move than the first overruled them.
+            tally[f"overruled_{side[seat]}"] += bot.last.move != next(
+                iter(bot.last.values), bot.last.move
+            )
         action = Action.from_dict(move)
         if action not in legal_actions(state, seat):
             raise AssertionError(f"{bots[seat].level} chose an illegal {move} in {view}")
@@ -207,6 +212,8 @@ def summarize(
             },
             "wall_ms": {"p999": round(_percentile(wall, 0.999), 3), "max": round(max(wall), 3)},
             "cut_short": sum(r[f"cut_{s}"] for r in results),
+            "searched": sum(r[f"searched_{s}"] for r in results),
+            "overruled": sum(r[f"overruled_{s}"] for r in results),
             "decisions": len(ms),
         }
     return out
@@ -289,7 +296,8 @@ def print_pair(out: dict[str, Any]) -> None:
             f" big gin {st['big_gin_rate']:.1%} undercut {st['undercut_rate']:.1%};"
             f" CPU ms median {ms['median']:.2f} p99 {ms['p99']:.2f} max {ms['max']:.2f};"
             f" wall ms p99.9 {st['wall_ms']['p999']:.1f};"
-            f" cut short {st['cut_short']} of {st['decisions']}"
+            f" searched {st['searched']}, overruling the judgements {st['overruled']},"
+            f" cut short {st['cut_short']}, of {st['decisions']} decisions"
         )
     print(json.dumps(out))
 
