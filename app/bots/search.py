@@ -171,11 +171,17 @@ class Hand:
         return (stock - self.dead_hand_at) // 2 <= self.wait_turns
 
 
+# Turns a playout may take. Two seats taking each other's discards can pass cards round for
+# ever without touching the stock (the fast policy is deterministic); such a playout counts as
+# a dead hand. A real hand's stock runs out within about 60 turns.
+MAX_PLAYOUT_TURNS = 80
+
+
 def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms) -> float:
     """Play the hand out from ``turn``'s discard (``drawn``: the card it took from the pile, if
     any) with the fast policy for both seats; the match value of the result to seat 0."""
     hands, stock, pile = world.hands, world.stock, world.pile
-    while True:
+    for _ in range(MAX_PLAYOUT_TURNS):
         h = hands[turn]
         a = arrange(h)
         if a.deadwood == 0 and hand.big_gin:
@@ -212,6 +218,7 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
             drawn = None
             top = stock.pop()
         hands[turn] = h | 1 << top
+    return terms.value(0)
 
 
 class _SettleTerms(TypedDict):
