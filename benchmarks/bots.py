@@ -2,6 +2,7 @@
 
     python benchmarks/bots.py --a hard --b medium --matches 400 --preset standard --seed 1
     python benchmarks/bots.py --report --matches 100 --presets standard,reino,cardems
+    python benchmarks/bots.py --a hard --b eaai --target 0.8 --max-seconds 1800 --workers 2
 
 ``--report`` plays every product level against the EAAI baseline (``eaai``, below) on each
 preset and prints one markdown table. Decision times are CPU time of the deciding process

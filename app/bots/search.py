@@ -5,7 +5,8 @@ now or play on) is searched. Each *sample* deals the hidden cards one way consis
 everything public: the opponent's hand drawn from hard's model of it (``HardBot.holding``,
 ``knock.sample_opponent``) and the rest, shuffled, as the stock. Every candidate is played out
 on that same sample (common random numbers: the candidates differ by their move, not their
-luck) by a fast policy for both seats, and the hand's result is valued by the chance of
+luck) by a fast policy for both seats (the searching seat waiting for gin as hard does, see
+``Hand``), and the hand's result is valued by the chance of
 winning the match from the scores it leaves (``win_chance``): 20 points at 95-90 are worth
 more than at 0-0. The heuristic ranks the candidates; another candidate replaces its first
 choice only when its gain over it, paired sample by sample, is clear of the noise.
