@@ -2,6 +2,7 @@
 
     python benchmarks/bots.py --a hard --b medium --matches 400 --preset standard --seed 1
     python benchmarks/bots.py --report --matches 100 --presets standard,reino,cardems
+    python benchmarks/bots.py --a hard --b eaai --target 0.8 --max-seconds 1800 --workers 2
 
 ``--report`` plays every product level against the EAAI baseline (``eaai``, below) on each
 preset and prints one markdown table. Decision times are CPU time of the deciding process
@@ -123,8 +124,7 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
             for k in ("points", "gin", "big_gin", "knock", "undercut", "won")
         },
         **{f"{k}_{s}": [] for s in SIDES for k in ("ms", "wall")},
-        "cut_a": 0,
-        "cut_b": 0,
+        **{f"{k}_{s}": 0 for s in SIDES for k in ("cut", "searched", "overruled")},
     }
     while state.status == PLAYING:
         seat = a_seat if state.hand.phase == OVER else state.hand.turn
@@ -134,8 +134,14 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
         tally[f"ms_{side[seat]}"].append((time.process_time() - cpu) * 1000)
         tally[f"wall_{side[seat]}"].append((time.perf_counter() - wall) * 1000)
         bot = bots[seat]
-        if isinstance(bot, HardBot) and bot.last is not None and bot.last.cut_short:
-            tally[f"cut_{side[seat]}"] += 1
+        if isinstance(bot, HardBot) and bot.last is not None:
+            tally[f"cut_{side[seat]}"] += bot.last.cut_short
+            tally[f"searched_{side[seat]}"] += 1
+            # The candidates are valued in the judgements' order: a search that chose
+            # another move than the first overruled them.
+            tally[f"overruled_{side[seat]}"] += bot.last.move != next(
+                iter(bot.last.values), bot.last.move
+            )
         action = Action.from_dict(move)
         if action not in legal_actions(state, seat):
             raise AssertionError(f"{bots[seat].level} chose an illegal {move} in {view}")
@@ -207,6 +213,8 @@ def summarize(
             },
             "wall_ms": {"p999": round(_percentile(wall, 0.999), 3), "max": round(max(wall), 3)},
             "cut_short": sum(r[f"cut_{s}"] for r in results),
+            "searched": sum(r[f"searched_{s}"] for r in results),
+            "overruled": sum(r[f"overruled_{s}"] for r in results),
             "decisions": len(ms),
         }
     return out
@@ -221,17 +229,55 @@ def run(
     seed: str,
     workers: int,
     budget: Budget,
+    target: float | None = None,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """Play ``matches`` matches (in seat-swapped pairs) and summarize them."""
+    """Play up to ``matches`` matches (in seat-swapped pairs) and summarize them.
+
+    Sequential check: with ``target`` (a match win rate), stop after a pair once at least
+    ``MIN_SEQUENTIAL`` matches are in and the 99% interval of a's win rate lies wholly above
+    or below it (99%, not 95%: the interval is looked at again and again). With
+    ``max_seconds``, stop after the first pair that ends past that much wall time. The
+    summary says how many matches were played and why it stopped.
+    """
     jobs = [
         (level_a, level_b, preset, f"arena-{seed}-{i // 2}", i % 2, budget) for i in range(matches)
     ]
-    if workers > 1:
-        with Pool(workers) as pool:
-            results = pool.map(play_match, jobs, chunksize=1)
-    else:
-        results = [play_match(job) for job in jobs]
-    return summarize(level_a, level_b, preset, results)
+    started = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    stopped = "all matches played"
+    with Pool(max(1, workers)) as pool:
+        for result in pool.imap(play_match, jobs, chunksize=1):
+            results.append(result)
+            if len(results) % 2:
+                continue
+            if target is not None and len(results) >= MIN_SEQUENTIAL:
+                verdict = _clears(sum(r["winner"] == "a" for r in results), len(results), target)
+                if verdict:
+                    stopped = f"the 99% interval is {verdict} the target {target:.0%}"
+                    break
+            if max_seconds is not None and time.perf_counter() - started > max_seconds:
+                stopped = f"time limit of {max_seconds:g} s"
+                break
+        pool.terminate()
+    out = summarize(level_a, level_b, preset, results)
+    out["stopped"] = stopped
+    return out
+
+
+# The fewest matches a sequential check stops at.
+MIN_SEQUENTIAL = 60
+
+
+def _clears(wins: int, n: int, target: float) -> str:
+    """'above' or 'below' when the 99% interval of ``wins / n`` clears ``target``, else ''."""
+    rate = wins / n
+    half = 2.576 * math.sqrt(max(rate * (1 - rate), 1e-9) / n)
+    if rate - half > target:
+        return "above"
+    if rate + half < target:
+        return "below"
+    return ""
 
 
 def print_pair(out: dict[str, Any]) -> None:
@@ -241,7 +287,7 @@ def print_pair(out: dict[str, Any]) -> None:
         f"  {a} match win rate {out['a_match_win_rate']:.1%} "
         f"(95% CI {out['ci95'][0]:.1%} .. {out['ci95'][1]:.1%})"
     )
-    print(f"  dead hands {out['dead_hand_rate']:.1%}")
+    print(f"  dead hands {out['dead_hand_rate']:.1%}; stopped: {out.get('stopped', '')}")
     for s, name in zip(SIDES, (a, b), strict=True):
         st = out[s + "_stats"]
         ms = st["decision_ms"]
@@ -251,7 +297,8 @@ def print_pair(out: dict[str, Any]) -> None:
             f" big gin {st['big_gin_rate']:.1%} undercut {st['undercut_rate']:.1%};"
             f" CPU ms median {ms['median']:.2f} p99 {ms['p99']:.2f} max {ms['max']:.2f};"
             f" wall ms p99.9 {st['wall_ms']['p999']:.1f};"
-            f" cut short {st['cut_short']} of {st['decisions']}"
+            f" searched {st['searched']}, overruling the judgements {st['overruled']},"
+            f" cut short {st['cut_short']}, of {st['decisions']} decisions"
         )
     print(json.dumps(out))
 
@@ -262,7 +309,8 @@ def report_row(out: dict[str, Any]) -> str:
     ms = st["decision_ms"]
     lo, hi = out["ci95"]
     return (
-        f"| {out['preset']} | {out['a']} | {out['a_match_win_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
+        f"| {out['preset']} | {out['a']} | {out['matches']}"
+        f" | {out['a_match_win_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
         f" | {st['points_per_hand']:.2f} / {out['b_stats']['points_per_hand']:.2f}"
         f" | {st['gin_rate']:.1%} / {st['undercut_rate']:.1%} / {st['knock_rate']:.1%}"
         f" | {ms['median']:.2f} / {ms['p99']:.1f} / {ms['max']:.1f} |"
@@ -279,6 +327,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--playouts", type=int, default=Budget().playouts, help="hard's work")
     parser.add_argument("--cap-ms", type=float, default=Budget().cap_ms, help="hard's wall cap")
+    parser.add_argument(
+        "--target", type=float, help="sequential check: stop once the 99%% interval clears it"
+    )
+    parser.add_argument("--max-seconds", type=float, help="stop a pair after this wall time")
     parser.add_argument("--report", action="store_true", help="every product level vs eaai")
     parser.add_argument("--levels", default=",".join(PRODUCT_LEVELS), help="for --report")
     parser.add_argument("--presets", default="standard,reino,cardems", help="for --report")
@@ -289,6 +341,8 @@ def main() -> None:
         "seed": args.seed,
         "workers": args.workers,
         "budget": budget,
+        "target": args.target,
+        "max_seconds": args.max_seconds,
     }
     if not args.report:
         out = run(args.a, args.b, args.preset, **common)
@@ -300,11 +354,12 @@ def main() -> None:
             out = run(level, "eaai", preset, **common)
             print_pair(out)
             rows.append(report_row(out))
-    print(f"\n{args.matches} matches per row; hard's budget {budget.playouts} playouts,")
+    print(f"\nUp to {args.matches} matches per row; hard's budget {budget.playouts} playouts,")
     print(f"cap {budget.cap_ms:g} ms wall.\n")
-    print("| preset | level vs eaai | match wins [95% CI] | points/hand (level / eaai)", end="")
+    print("| preset | level vs eaai | matches | match wins [95% CI] | points/hand", end="")
+    print(" (level / eaai)", end="")
     print(" | gin / undercut / knock rate | CPU ms median / p99 / worst |")
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 
 

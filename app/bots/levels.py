@@ -263,6 +263,8 @@ class HardBot(MediumBot):
                 extra=int(k.opp_draws * self.extra_per_draw),
                 budget=self.budget,
                 started=started,
+                wait=self.gin_wait,
+                wait_turns=self.gin_wait_turns,
             )
             kind, card = self.last.move
         else:

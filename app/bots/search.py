@@ -5,7 +5,8 @@ now or play on) is searched. Each *sample* deals the hidden cards one way consis
 everything public: the opponent's hand drawn from hard's model of it (``HardBot.holding``,
 ``knock.sample_opponent``) and the rest, shuffled, as the stock. Every candidate is played out
 on that same sample (common random numbers: the candidates differ by their move, not their
-luck) by a fast policy for both seats, and the hand's result is valued by the chance of
+luck) by a fast policy for both seats (the searching seat waiting for gin as hard does, see
+``Hand``), and the hand's result is valued by the chance of
 winning the match from the scores it leaves (``win_chance``): 20 points at 95-90 are worth
 more than at 0-0. The heuristic ranks the candidates; another candidate replaces its first
 choice only when its gain over it, paired sample by sample, is clear of the noise.
@@ -152,18 +153,36 @@ def sample_world(
 
 @dataclass(frozen=True, slots=True)
 class Hand:
-    """The rules of the hand being played out."""
+    """The rules of the hand being played out, and how long the searching seat (seat 0) waits
+    for gin in a playout: with deadwood from 1 to ``wait`` it plays on while more than
+    ``wait_turns`` of its draws are left (as ``HardBot`` does), else it knocks at once."""
 
     knock_limit: int
     dead_hand_at: int
     big_gin: bool
+    wait: int = 0
+    wait_turns: int = 0
+
+    def knocks(self, turn: int, after: int, stock: int) -> bool:
+        """Whether ``turn`` knocks with ``after`` deadwood and ``stock`` cards in the stock."""
+        if after > self.knock_limit:
+            return False
+        if turn or not 0 < after <= self.wait:
+            return True
+        return (stock - self.dead_hand_at) // 2 <= self.wait_turns
+
+
+# Turns a playout may take. Two seats taking each other's discards can pass cards round for
+# ever without touching the stock (the fast policy is deterministic); such a playout counts as
+# a dead hand. A real hand's stock runs out within about 60 turns.
+MAX_PLAYOUT_TURNS = 80
 
 
 def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms) -> float:
     """Play the hand out from ``turn``'s discard (``drawn``: the card it took from the pile, if
     any) with the fast policy for both seats; the match value of the result to seat 0."""
     hands, stock, pile = world.hands, world.stock, world.pile
-    while True:
+    for _ in range(MAX_PLAYOUT_TURNS):
         h = hands[turn]
         a = arrange(h)
         if a.deadwood == 0 and hand.big_gin:
@@ -182,7 +201,7 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
                 key=lambda x: (x[1], x[0]),
             )
         h &= ~(1 << drop)
-        if after <= hand.knock_limit:
+        if hand.knocks(turn, after, len(stock)):
             s = settle(h, hands[1 - turn], big_gin=False, **_bonuses(terms))
             mine = s.points if s.knocker_won == (turn == 0) else -s.points
             return terms.value(mine)
@@ -200,6 +219,7 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
             drawn = None
             top = stock.pop()
         hands[turn] = h | 1 << top
+    return terms.value(0)
 
 
 class _SettleTerms(TypedDict):
@@ -277,14 +297,17 @@ def search(
     extra: int,
     budget: Budget,
     started: float | None = None,
+    wait: int = 0,
+    wait_turns: int = 0,
 ) -> Outcome:
     """The candidate (listed best first by the heuristic) with the best match value over
     samples of the hidden cards, within ``budget`` (see the module doc); the wall-time cap
-    counts from ``started`` (``time.perf_counter()``; default: now)."""
+    counts from ``started`` (``time.perf_counter()``; default: now); ``wait`` and ``wait_turns``:
+    how the searching seat waits for gin in its playouts (see ``Hand``)."""
     start = time.perf_counter() if started is None else started
     rng = random.Random(_seed(view, events, budget.seed))
     terms = Terms.of(view)
-    hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin)
+    hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns)
     totals = dict.fromkeys(candidates, 0.0)
     # Per candidate, the sum and sum of squares of its value minus the heuristic choice's on
     # the same sample: the evidence needed to overrule the heuristic.

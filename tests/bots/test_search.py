@@ -10,7 +10,7 @@ import pytest
 
 from app.bots import get_bot
 from app.bots.levels import HardBot
-from app.bots.search import Budget, Outcome, Terms, win_chance
+from app.bots.search import Budget, Hand, Outcome, Terms, win_chance
 from app.engine import Action, MatchState, apply, parse_card
 from app.engine.cards import code
 from app.engine.views import seat_view
@@ -132,3 +132,14 @@ def test_a_knock_is_valued_by_what_it_does_to_the_match(scores: tuple[int, int])
     knock = bot.last.values[("knock", int(parse_card("KS")))]
     expected = {(0, 0): (0.55, 0.9), (98, 0): (0.99, 1.0), (0, 98): (0.05, 0.3)}[scores]
     assert expected[0] <= knock <= expected[1]
+
+
+def test_in_playouts_the_searching_seat_waits_for_gin_as_hard_does() -> None:
+    # Seat 0 (the searcher) plays on with a low count while draws remain, as HardBot does;
+    # near the dead hand it knocks; the opponent's fast policy knocks at the first chance.
+    hand = Hand(knock_limit=10, dead_hand_at=2, big_gin=False, wait=6, wait_turns=4)
+    assert not hand.knocks(0, 5, stock=20)
+    assert hand.knocks(0, 5, stock=10) and hand.knocks(0, 0, stock=20)
+    assert hand.knocks(0, 8, stock=20) and not hand.knocks(0, 11, stock=20)
+    assert hand.knocks(1, 5, stock=20)
+    assert Hand(10, 2, False).knocks(0, 5, stock=20)
