@@ -23,14 +23,11 @@ import json
 import os
 import random
 import sys
-import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import uvloop
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,26 +40,7 @@ from app.service.rate_limits import RateLimits  # noqa: E402
 from app.service.tables import TableService  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.store import Database, run_migrations  # noqa: E402
-
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-@contextlib.asynccontextmanager
-async def database(kind: str) -> AsyncIterator[str]:
-    if kind == "sqlite":
-        with tempfile.TemporaryDirectory() as tmp:
-            yield f"sqlite+aiosqlite:///{tmp}/pipeline.db"
-        return
-    name = f"ginrummy_pipeline_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(PG_ADMIN)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        try:
-            yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
-        finally:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+from benchmarks.server import database  # noqa: E402
 
 
 async def play(services: list[TableService], tables: int, moves: int, spread: bool) -> float:
