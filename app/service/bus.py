@@ -185,6 +185,11 @@ class RedisBus(Hub):
         self._problem = None
         self.epoch += 1
         BUS_DEGRADED.set(0)
+        # Tell the others: what this process committed while it could not publish was dropped,
+        # and a process that reconnected first has stopped polling the log. Each of them takes
+        # this as a new epoch too (its listeners read the log once).
+        self._outbox.appendleft(orjson.dumps({"o": self.origin, "hello": self.epoch}))
+        self._pending.set()
 
     async def _listen(self) -> None:
         while True:
@@ -219,6 +224,9 @@ class RedisBus(Hub):
                 # Its own too: harmless, the hashes are gone from its cache already.
                 Hub.revoke(self, orjson.loads(message["data"]))
             elif kind == "message" and not message["data"].startswith(self._mine):
+                if len(message["data"]) < 100 and b'"hello":' in message["data"]:
+                    self.epoch += 1  # another process is back (``_up``)
+                    continue
                 origin, sent, events, notes, table = decode(message["data"])
                 if origin != self.origin:
                     BUS_RECEIVED.inc()

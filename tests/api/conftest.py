@@ -118,6 +118,19 @@ def database_url(
         yield url
 
 
+@contextlib.contextmanager
+def own_database(like: str, tmp_path_factory: pytest.TempPathFactory, prefix: str) -> Iterator[str]:
+    """A new empty database of the same kind as ``like``. For a module whose servers must be
+    the only ones on their database: the session's ``server`` shares ``database_url`` and runs
+    background workers (the notification dispatcher) with the default settings, which would
+    take that module's work with other settings than its own servers'."""
+    if like.startswith("sqlite"):
+        yield f"sqlite+aiosqlite:///{tmp_path_factory.mktemp(prefix) / f'{prefix}.db'}"
+        return
+    with pg_database(f"ginrummy_{prefix}", "synchronous_commit = off") as url:
+        yield url
+
+
 @pytest.fixture(scope="session")
 def server(database_url: str) -> Iterator[Server]:
     running = start_server(database_url)

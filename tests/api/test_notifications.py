@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import Server, _free_port, start_server
+from tests.api.conftest import Server, _free_port, own_database, start_server
 from tests.api.helpers import (
     JSON,
     Player,
@@ -43,6 +43,14 @@ FAST = {
     "notify_lease_seconds": 5.0,
     "notify_time_running_out": 0.5,
 }
+
+
+@pytest.fixture(scope="module")
+def database_url(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """This module's own database of each kind: its servers are the only ones delivering
+    notifications there (``own_database``)."""
+    with own_database(database_url, tmp_path_factory, "notify") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -93,3 +93,19 @@ async def test_redis_down_is_degraded_then_ok_again_on_its_own(
     assert two.epoch > epoch  # listeners read the log once: what was dropped is there
     one.deliver([chat(3)], [])
     assert [s.seq for s in await received(there, 1)] == [3]
+
+
+async def test_a_process_back_on_the_bus_makes_the_others_read_the_log_once(
+    buses: tuple[RedisBus, RedisBus],
+) -> None:
+    """What a process committed while it could not publish was dropped, and another process
+    that reconnected first may have stopped polling already: the one coming back says so, and
+    every other process starts a new epoch (its listeners read the log once)."""
+    one, two = buses
+    before_one, before_two = one.epoch, two.epoch
+    two._down("redis: gone for a moment")
+    two._up()  # as its listener does when it subscribes again
+    await until(lambda: one.epoch > before_one)
+    assert two.epoch == before_two + 1  # its own hello comes back and is skipped
+    await asyncio.sleep(0.2)
+    assert two.epoch == before_two + 1
