@@ -46,16 +46,17 @@ FAST = {
 
 
 @pytest.fixture(scope="module")
-def database_url(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """This module's own database of each kind: its servers are the only ones delivering
+def module_db(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """This module's own database of each kind (its servers'; tests on the session `server`
+    keep `database_url`): its servers are the only ones delivering
     notifications there (``own_database``)."""
     with own_database(database_url, tmp_path_factory, "notify") as url:
         yield url
 
 
 @pytest.fixture(scope="module")
-def notify_server(database_url: str) -> Iterator[Server]:
-    running = start_server(database_url, **FAST)
+def notify_server(module_db: str) -> Iterator[Server]:
+    running = start_server(module_db, **FAST)
     yield running
     running.stop()
 
@@ -199,7 +200,7 @@ async def test_retries_on_500_keep_order(http: httpx.AsyncClient, receiver: Rece
 
 
 async def test_closed_port_retried_until_it_opens_then_failed_for_good(
-    database_url: str, http: httpx.AsyncClient
+    module_db: str, http: httpx.AsyncClient, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     p0, p1 = await new_player(http), await new_player(http)
     port = _free_port()  # nothing listens there yet
@@ -224,8 +225,19 @@ async def test_closed_port_retried_until_it_opens_then_failed_for_good(
     rows = await settled(http, p0)
     assert rows[0]["status"] == "delivered"
 
-    # A server that retries for 1.5 s gives up and says so.
-    brief = start_server(database_url, **{**FAST, "notify_retry_seconds": 1.5})
+    # A server that retries for 1.5 s gives up and says so. On a database of its own: the
+    # module's server (retrying for 30 s) would take its player's notifications too.
+    await asyncio.to_thread(_gives_up, module_db, tmp_path_factory)
+
+
+def _gives_up(like: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """In a thread of its own: making a PostgreSQL database runs an event loop of its own."""
+    with own_database(like, tmp_path_factory, "brief") as url:
+        asyncio.run(_brief_server_gives_up(url))
+
+
+async def _brief_server_gives_up(url: str) -> None:
+    brief = start_server(url, **{**FAST, "notify_retry_seconds": 1.5})
     try:
         async with httpx.AsyncClient(base_url=brief.url, timeout=30) as other:
             q0, q1 = await new_player(other), await new_player(other)
@@ -330,7 +342,7 @@ def _kill(process: Any) -> None:
     process.wait()
 
 
-async def test_nothing_lost_across_kill_9(database_url: str, tmp_path: Path) -> None:
+async def test_nothing_lost_across_kill_9(module_db: str, tmp_path: Path) -> None:
     """The move commits with its notification while the receiver is down; the server is
     killed (SIGKILL) before it could send; a new server process sends it once it is up."""
     # The first server's POST goes to a socket that accepts and never answers: the kill
@@ -338,7 +350,7 @@ async def test_nothing_lost_across_kill_9(database_url: str, tmp_path: Path) -> 
     hole = socket.create_server(("127.0.0.1", 0))
     port = hole.getsockname()[1]
     env = {
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": module_db,
         "WEBHOOK_ALLOW_HTTP": "true",
         "WEBHOOK_ALLOW_LOOPBACK": "true",
         "NOTIFY_SCAN_INTERVAL": "0.1",
@@ -414,11 +426,11 @@ async def test_remote_bot_plays_from_webhooks(notify_server: Server) -> None:
 
 
 async def test_two_processes_deliver_each_once_in_order(
-    database_url: str, tmp_path: Path, receiver: Receiver
+    module_db: str, tmp_path: Path, receiver: Receiver
 ) -> None:
     """Moves through two server processes: every notification arrives once, in order."""
     env = {
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": module_db,
         "WEBHOOK_ALLOW_HTTP": "true",
         "WEBHOOK_ALLOW_LOOPBACK": "true",
         "NOTIFY_SCAN_INTERVAL": "0.05",

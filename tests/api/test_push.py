@@ -38,8 +38,9 @@ SUBJECT = "mailto:ops@example.com"
 
 
 @pytest.fixture(scope="module")
-def database_url(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """This module's own database of each kind: its servers are the only ones delivering
+def module_db(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """This module's own database of each kind (its servers'; tests on the session `server`
+    keep `database_url`): its servers are the only ones delivering
     notifications there (``own_database``)."""
     with own_database(database_url, tmp_path_factory, "push") as url:
         yield url
@@ -52,9 +53,9 @@ def push_service() -> Iterator[PushService]:
 
 
 @pytest.fixture(scope="module")
-def push_server(database_url: str) -> Iterator[Server]:
+def push_server(module_db: str) -> Iterator[Server]:
     running = start_server(
-        database_url,
+        module_db,
         vapid_private_key=new_private_key(),
         vapid_subject=SUBJECT,
         push_allow_private=True,  # the receiver is on loopback, over http
