@@ -131,6 +131,17 @@ def own_database(like: str, tmp_path_factory: pytest.TempPathFactory, prefix: st
         yield url
 
 
+@pytest.fixture(scope="module")
+def module_db(
+    request: pytest.FixtureRequest, database_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The module's own database of each kind (``own_database``), for the servers it starts;
+    its tests on the session ``server`` keep ``database_url``."""
+    prefix = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    with own_database(database_url, tmp_path_factory, prefix) as url:
+        yield url
+
+
 @pytest.fixture(scope="session")
 def server(database_url: str) -> Iterator[Server]:
     running = start_server(database_url)

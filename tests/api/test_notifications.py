@@ -46,15 +46,6 @@ FAST = {
 
 
 @pytest.fixture(scope="module")
-def module_db(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """This module's own database of each kind (its servers'; tests on the session `server`
-    keep `database_url`): its servers are the only ones delivering
-    notifications there (``own_database``)."""
-    with own_database(database_url, tmp_path_factory, "notify") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
 def notify_server(module_db: str) -> Iterator[Server]:
     running = start_server(module_db, **FAST)
     yield running

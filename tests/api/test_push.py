@@ -30,20 +30,11 @@ from app.service.webpush import (
 from app.settings import Settings
 from app.store import Database
 from app.store import push as store
-from tests.api.conftest import Server, own_database, start_server
+from tests.api.conftest import Server, start_server
 from tests.api.helpers import Player, new_player
 from tests.api.pushing import Browser, PushService, Received, running_push_service
 
 SUBJECT = "mailto:ops@example.com"
-
-
-@pytest.fixture(scope="module")
-def module_db(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """This module's own database of each kind (its servers'; tests on the session `server`
-    keep `database_url`): its servers are the only ones delivering
-    notifications there (``own_database``)."""
-    with own_database(database_url, tmp_path_factory, "push") as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
