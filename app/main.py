@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
@@ -87,14 +87,15 @@ def tune_gc() -> None:
     gc.set_threshold(young, middle, GC_FULL_EVERY)
 
 
-async def purge_idempotency_keys(service: TableService, ttl: timedelta, interval: float) -> None:
-    """At start and every ``interval`` seconds, forget idempotent responses older than ``ttl``
-    (each one holds a whole response body)."""
+async def purge_old_rows(purges: dict[str, Callable[[], Awaitable[int]]], interval: float) -> None:
+    """At start and every ``interval`` seconds, delete what is kept only for a while: idempotent
+    responses past their time (each holds a whole response body), finished notifications."""
     while True:
-        try:
-            await service.purge_idempotency_keys(ttl)
-        except Exception:
-            log.exception("purging idempotency keys failed")
+        for name, purge in purges.items():
+            try:
+                await purge()
+            except Exception:
+                log.exception("purging %s failed", name)
         await asyncio.sleep(interval)
 
 
@@ -197,8 +198,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_private=settings.webhook_allow_private,
             allow_loopback=settings.webhook_allow_loopback,
         )
-        app.state.preferences = Preferences(db, targets)
         sender = WebhookSender(targets, settings.webhook_timeout)
+        app.state.preferences = Preferences(db, targets, sender)
         channels: list[Channel] = [WebhookChannel(sender), PushChannel(webpush)]
         dispatcher = app.state.dispatcher = Dispatcher(
             db,
@@ -208,14 +209,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             retry_seconds=settings.notify_retry_seconds,
             backoff_base=settings.notify_backoff_base,
             backoff_max=settings.notify_backoff_max,
+            webhook_disable_seconds=settings.notify_webhook_disable_seconds,
+            keep_days=settings.notify_keep_days,
         )
         service.on_notes = dispatcher.wake
         service.warn_at = settings.notify_time_running_out
         await dispatcher.start()
+        ttl = timedelta(hours=settings.idempotency_ttl_hours)
         purger = asyncio.create_task(
-            purge_idempotency_keys(
-                service,
-                timedelta(hours=settings.idempotency_ttl_hours),
+            purge_old_rows(
+                {
+                    "idempotency keys": lambda: service.purge_idempotency_keys(ttl),
+                    "notifications": dispatcher.purge,
+                },
                 settings.idempotency_purge_interval,
             )
         )

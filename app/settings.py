@@ -49,7 +49,8 @@ class Settings(BaseSettings):
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
     gc_freeze: bool = True
     # A response saved under an Idempotency-Key is kept at least this long (and up to
-    # ``idempotency_purge_interval`` seconds more); a retry after that applies anew.
+    # ``idempotency_purge_interval`` seconds more); a retry after that applies anew. The same
+    # interval paces the purge of finished notifications (``notify_keep_days``).
     idempotency_ttl_hours: float = 24.0
     idempotency_purge_interval: float = 3600.0
     # The largest request body accepted (413 payload_too_large beyond it). The largest valid
@@ -95,6 +96,11 @@ class Settings(BaseSettings):
     notify_retry_seconds: float = 86400.0
     notify_backoff_base: float = 5.0
     notify_backoff_max: float = 3600.0
+    # A webhook whose every try has failed for this many seconds is turned off (0: never);
+    # registering it again, or a test ping that succeeds, turns it back on. Finished
+    # notifications (delivered, failed...) are deleted this many days after (0: kept).
+    notify_webhook_disable_seconds: float = 259200.0
+    notify_keep_days: float = 30.0
     # Webhooks (``app.service.webhooks``): the timeout of one POST, and which targets are
     # allowed besides https to public addresses (http; private networks; loopback).
     # ``time_running_out`` goes to the person to move on a clocked table when this fraction of

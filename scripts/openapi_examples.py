@@ -217,6 +217,7 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call("DELETE", "/v1/players/me/tokens/{token_id}", bo, token_id=rotated["id"])
         hook = {"url": "https://93.184.215.14/ginrummy"}
         await rec.call("PUT", "/v1/players/me/webhook", ada, hook)
+        await rec.call("POST", "/v1/players/me/webhook/test", ada)
         await rec.call("PUT", "/v1/players/me/notifications", ada, {"reminders": "each_turn"})
         await rec.call("GET", "/v1/players/me/notifications", ada)
         r = await http.post("/v1/tables", json={}, headers=ada.auth)

@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.service.errors import InvalidError
+from app.service.errors import ConflictError, InvalidError
 from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
 from app.store import Database
 from app.store import outbox as store
@@ -52,7 +52,14 @@ from app.store.repo import Change, Loaded
 log = logging.getLogger(__name__)
 
 # What a webhook or push message may be about (``type`` in the body).
-KINDS = ("your_turn", "opponent_joined", "match_finished", "time_running_out", "your_turn_digest")
+KINDS = (
+    "your_turn",
+    "opponent_joined",
+    "match_finished",
+    "time_running_out",
+    "your_turn_digest",
+    "ping",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,7 @@ class Recipient:
     webhook_secret: str | None
     push: bool
     last_digest_at: datetime | None
+    webhook_disabled: bool = False
 
     @staticmethod
     def of(row: NotificationSettings) -> Recipient:
@@ -77,6 +85,7 @@ class Recipient:
             row.webhook_secret,
             row.push,
             row.last_digest_at,
+            row.webhook_disabled_at is not None,
         )
 
 
@@ -114,7 +123,9 @@ class WebhookChannel:
         self.sender = sender
 
     def wants(self, recipient: Recipient) -> bool:
-        return bool(recipient.webhook_url and recipient.webhook_secret)
+        return bool(recipient.webhook_url and recipient.webhook_secret) and not (
+            recipient.webhook_disabled
+        )
 
     async def deliver(self, player_id: str, note: Message) -> None:
         recipient = note.recipient
@@ -164,6 +175,8 @@ class Dispatcher:
         retry_seconds: float,
         backoff_base: float,
         backoff_max: float,
+        webhook_disable_seconds: float = 0.0,
+        keep_days: float = 0.0,
         concurrency: int = 64,
     ) -> None:
         self.db = db
@@ -173,6 +186,12 @@ class Dispatcher:
         self.retry_for = timedelta(seconds=retry_seconds)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        # A webhook whose every try fails for this long is turned off (None: never).
+        self.disable_after = (
+            timedelta(seconds=webhook_disable_seconds) if webhook_disable_seconds > 0 else None
+        )
+        # Finished notifications are deleted this long after they finished (None: kept).
+        self.keep = timedelta(days=keep_days) if keep_days > 0 else None
         self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
         self._slots = asyncio.Semaphore(concurrency)
         self._players: dict[str, asyncio.Task[None]] = {}
@@ -185,6 +204,18 @@ class Dispatcher:
 
     async def start(self) -> None:
         self._loop = asyncio.create_task(self._scan())
+
+    async def purge(self) -> int:
+        """Delete the notifications that finished more than ``keep_days`` ago; how many."""
+        if self.keep is None:
+            return 0
+        purged = 0
+        while True:
+            async with self.db.write() as session:
+                count = await store.purge_finished(session, utcnow() - self.keep, PURGE_BATCH)
+            purged += count
+            if count < PURGE_BATCH:
+                return purged
 
     def wake(self) -> None:
         """Look for due notifications now (a commit here just wrote some)."""
@@ -243,6 +274,7 @@ class Dispatcher:
             if settings is not None:
                 hold = await self._deliver_rows(Recipient.of(settings), rows, outcomes)
         finally:
+            tried = [o for o in outcomes if o.webhook is not None]
             async with self.db.write() as session:
                 for outcome in outcomes:
                     await outcome.write(session, self.owner, player_id)
@@ -250,6 +282,15 @@ class Dispatcher:
                     row = await store.settings_of(session, player_id)
                     if row is not None:
                         row.last_digest_at = now
+                if tried and await store.webhook_outcome(
+                    session,
+                    player_id,
+                    ok=bool(tried[-1].webhook),
+                    error=tried[-1].error,
+                    now=utcnow(),
+                    disable_after=self.disable_after,
+                ):
+                    log.warning("webhook of %s turned off: failing since long", player_id)
                 await store.release_player(session, player_id, self.owner, hold)
         return hold is None and len(rows) == BATCH
 
@@ -316,14 +357,17 @@ class Dispatcher:
         note = Message(message_id, recipient.player_id, kind, data, head.created_at, recipient)
         done = list(head.channels_done)
         errors: list[str] = []
+        webhook: bool | None = None  # how the webhook's try went, if it was tried
         for channel in self.channels:
             if channel.name in done or not channel.wants(recipient):
                 continue
             try:
                 await channel.deliver(recipient.player_id, note)
                 done.append(channel.name)
+                webhook = True if channel.name == WebhookChannel.name else webhook
             except Exception as exc:
                 errors.append(f"{channel.name}: {exc}"[:500])
+                webhook = False if channel.name == WebhookChannel.name else webhook
         now = utcnow()
         ids = [r.id for r in rows]
         if not errors:
@@ -331,21 +375,26 @@ class Dispatcher:
             if not done:
                 status = "skipped"  # the player has no channel any more
             self.delivered += 1
-            return Outcome(ids, status=status, done=done, digest_sent=status == "digested")
+            return Outcome(
+                ids, status=status, done=done, digest_sent=status == "digested", webhook=webhook
+            )
         error = "; ".join(errors)
         if now - head.created_at >= self.retry_for:
             self.failed += 1
             log.warning(
                 "notification %s to %s failed for good: %s", message_id, head.player_id, error
             )
-            return Outcome(ids, status="failed", done=done, error=error)
+            return Outcome(ids, status="failed", done=done, error=error, webhook=webhook)
         self.retried += 1
         delay = min(self.backoff_base * 2**head.attempts, self.backoff_max)
-        return Outcome([head.id], done=done, error=error, next_at=now + timedelta(seconds=delay))
+        next_at = now + timedelta(seconds=delay)
+        return Outcome([head.id], done=done, error=error, next_at=next_at, webhook=webhook)
 
 
 # Rows read per player and round.
 BATCH = 100
+# Rows deleted per transaction when purging old ones.
+PURGE_BATCH = 5000
 
 
 @dataclass(slots=True)
@@ -359,6 +408,7 @@ class Outcome:
     next_at: datetime | None = None
     postpone: datetime | None = None
     digest_sent: bool = False
+    webhook: bool | None = None  # the webhook's try: succeeded, failed, or not tried
 
     async def write(self, session: AsyncSession, owner: str, player_id: str) -> None:
         """Record it, pinned to ``owner``'s lease of the player (``outbox.finish``)."""
@@ -418,9 +468,10 @@ def time_running_out(
 class Preferences:
     """A player's notification settings and deliveries, for the ``/v1/players/me`` routes."""
 
-    def __init__(self, db: Database, targets: Targets) -> None:
+    def __init__(self, db: Database, targets: Targets, sender: WebhookSender) -> None:
         self.db = db
         self.targets = targets
+        self.sender = sender
 
     async def get(self, player_id: str) -> dict[str, Any]:
         async with self.db.read() as session:
@@ -450,14 +501,42 @@ class Preferences:
             row.webhook_url = url
             if rotate or row.webhook_secret is None:
                 row.webhook_secret = new_secret()
-            store.refresh_active(row)
+            store.webhook_healthy(row)  # on, with no failures: a new start
             return {**_settings_json(row), "webhook_secret": row.webhook_secret}
+
+    async def test_webhook(self, player_id: str) -> dict[str, Any]:
+        """POST a signed ``ping`` to the player's webhook now (also when it is turned off) and
+        say how it went; a success turns a webhook that was turned off back on."""
+        async with self.db.read() as session:
+            row = await store.settings_of(session, player_id)
+            url, secret = (None, None) if row is None else (row.webhook_url, row.webhook_secret)
+        if url is None or secret is None:
+            raise ConflictError("no_webhook", "register a webhook first (PUT /webhook)")
+        message_id = f"msg_ping_{uuid.uuid4().hex[:24]}"
+        started = time.perf_counter()
+        error: str | None = None
+        try:
+            await self.sender.post(url, secret, message_id, "ping", {"player_id": player_id})
+        except Exception as exc:
+            error = str(exc)[:500] or type(exc).__name__
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        if error is None:
+            async with self.db.write() as session:
+                await store.webhook_outcome(
+                    session, player_id, ok=True, error=None, now=utcnow(), disable_after=None
+                )
+        return {
+            "delivered": error is None,
+            "message_id": message_id,
+            "error": error,
+            "elapsed_ms": elapsed,
+        }
 
     async def delete_webhook(self, player_id: str) -> dict[str, Any]:
         async with self.db.write() as session:
             row = await store.settings_for_update(session, player_id)
             row.webhook_url = row.webhook_secret = None
-            store.refresh_active(row)
+            store.webhook_healthy(row)
             return _settings_json(row)
 
     async def deliveries(
@@ -491,6 +570,9 @@ def _settings_json(row: NotificationSettings | None) -> dict[str, Any]:
             "webhook_url": None,
             "push": False,
             "active": False,
+            "webhook_failing_since": None,
+            "webhook_error": None,
+            "webhook_disabled_at": None,
         }
     return {
         "reminders": row.reminders,
@@ -498,4 +580,11 @@ def _settings_json(row: NotificationSettings | None) -> dict[str, Any]:
         "webhook_url": row.webhook_url,
         "push": row.push,
         "active": row.active,
+        "webhook_failing_since": _iso(row.webhook_failing_since),
+        "webhook_error": row.webhook_error,
+        "webhook_disabled_at": _iso(row.webhook_disabled_at),
     }
+
+
+def _iso(at: datetime | None) -> str | None:
+    return None if at is None else at.isoformat()

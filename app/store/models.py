@@ -286,6 +286,12 @@ class NotificationSettings(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(64))
     lease_until: Mapped[datetime | None]
     updated_at: Mapped[datetime]
+    # Webhook health (migration 0009): since when every try has failed (None after a success),
+    # the last failure, and when the webhook was turned off for failing too long (registering
+    # it again, or a test ping that succeeds, turns it back on).
+    webhook_failing_since: Mapped[datetime | None]
+    webhook_error: Mapped[str | None] = mapped_column(Text)
+    webhook_disabled_at: Mapped[datetime | None]
 
 
 class OutboxRow(Base):
@@ -294,7 +300,8 @@ class OutboxRow(Base):
     ``status``: ``pending`` (due at ``next_at``), ``delivered``, ``failed`` (retried for the
     bounded time, then given up), ``stale`` (no longer true when due: a ``time_running_out``
     whose turn was played) or ``digested`` (sent as part of a digest). ``channels_done`` names
-    the channels that already have it, so a retry sends only to the others.
+    the channels that already have it, so a retry sends only to the others. Finished rows are
+    deleted ``notify_keep_days`` after ``finished_at``.
     """
 
     __tablename__ = "outbox"
@@ -317,6 +324,7 @@ class OutboxRow(Base):
 
     __table_args__ = (
         Index("ix_outbox_player", "player_id", "id"),
+        Index("ix_outbox_finished", "finished_at"),
         Index(
             "ix_outbox_pending",
             "next_at",

@@ -12,11 +12,22 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy import Connection, and_, bindparam, insert, literal, or_, select, true, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    delete,
+    insert,
+    literal,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store.models import Clock, NotificationSettings, OutboxRow, utcnow
@@ -158,15 +169,53 @@ async def settings_for_update(session: AsyncSession, player_id: str) -> Notifica
             lease_owner=None,
             lease_until=None,
             updated_at=utcnow(),
+            webhook_failing_since=None,
+            webhook_error=None,
+            webhook_disabled_at=None,
         )
         session.add(row)
     return row
 
 
 def refresh_active(row: NotificationSettings) -> None:
-    """``active`` is whether the player has any channel."""
-    row.active = bool(row.webhook_url) or bool(row.push)
+    """``active`` is whether the player has any channel (a webhook turned off for failing too
+    long is none)."""
+    webhook = bool(row.webhook_url) and row.webhook_disabled_at is None
+    row.active = webhook or bool(row.push)
     row.updated_at = utcnow()
+
+
+def webhook_healthy(row: NotificationSettings) -> None:
+    """Forget the webhook's failures (a success, or a webhook registered again): on again."""
+    row.webhook_failing_since = row.webhook_error = row.webhook_disabled_at = None
+    refresh_active(row)
+
+
+async def webhook_outcome(
+    session: AsyncSession,
+    player_id: str,
+    *,
+    ok: bool,
+    error: str | None,
+    now: datetime,
+    disable_after: timedelta | None,
+) -> bool:
+    """Record a try of the player's webhook; True when this failure turns it off (every try
+    has failed for ``disable_after``; None: never)."""
+    row = await settings_of(session, player_id)
+    if row is None or row.webhook_url is None:
+        return False
+    if ok:
+        if row.webhook_failing_since is not None or row.webhook_disabled_at is not None:
+            webhook_healthy(row)
+        return False
+    since = row.webhook_failing_since = row.webhook_failing_since or now
+    row.webhook_error = error
+    if disable_after is None or row.webhook_disabled_at is not None or now - since < disable_after:
+        return False
+    row.webhook_disabled_at = now
+    refresh_active(row)
+    return True
 
 
 async def set_push_channel(session: AsyncSession, player_id: str, subscribed: bool) -> None:
@@ -186,6 +235,19 @@ async def deliveries(
         query = query.where(OutboxRow.status == status)
     rows = await session.execute(query.order_by(OutboxRow.id.desc()).limit(limit))
     return list(rows.scalars().all())
+
+
+async def purge_finished(session: AsyncSession, before: datetime, limit: int = 5000) -> int:
+    """Delete up to ``limit`` notifications finished (delivered, failed...) before
+    ``before``; how many."""
+    ids = (
+        select(OUTBOX.c.id)
+        .where(OUTBOX.c.finished_at < before, OUTBOX.c.status != "pending")
+        .limit(limit)
+        .scalar_subquery()
+    )
+    result = await session.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids)))
+    return int(getattr(result, "rowcount", 0))
 
 
 # The dispatcher: which process delivers each player's notifications.

@@ -34,6 +34,9 @@ class NotificationSettingsOut(BaseModel):
                     "webhook_url": "https://bots.example.com/ginrummy",
                     "push": False,
                     "active": True,
+                    "webhook_failing_since": None,
+                    "webhook_error": None,
+                    "webhook_disabled_at": None,
                 }
             ]
         }
@@ -47,6 +50,14 @@ class NotificationSettingsOut(BaseModel):
     webhook_url: str | None
     push: bool = Field(description="the player has Web Push subscriptions")
     active: bool = Field(description="the player has a channel: notifications are written")
+    webhook_failing_since: str | None = Field(
+        description="every try of the webhook has failed since then (null after a success)"
+    )
+    webhook_error: str | None = Field(description="the webhook's last failure while failing")
+    webhook_disabled_at: str | None = Field(
+        description="the webhook was turned off then, after failing for "
+        "NOTIFY_WEBHOOK_DISABLE_SECONDS; PUT /webhook or a test ping that succeeds turns it on"
+    )
 
 
 class NotificationSettingsIn(Body):
@@ -74,6 +85,26 @@ class WebhookOut(NotificationSettingsOut):
     webhook_secret: str = Field(
         description="the Standard Webhooks signing secret (whsec_ + base64); shown only here"
     )
+
+
+class WebhookTestOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "delivered": False,
+                    "message_id": "msg_ping_5f0c2b1e9d8a4c7b6e3f2a1d",
+                    "error": "HTTP 503",
+                    "elapsed_ms": 41.7,
+                }
+            ]
+        }
+    )
+
+    delivered: bool = Field(description="the webhook answered 2xx")
+    message_id: str = Field(description="the ping's webhook-id")
+    error: str | None = Field(description="why it was not delivered")
+    elapsed_ms: float
 
 
 class DeliveryOut(BaseModel):
@@ -144,6 +175,14 @@ async def set_webhook(
 async def delete_webhook(actor: CurrentActor, preferences: PreferencesDep) -> dict[str, Any]:
     """Stop webhooks; notifications written before still go to your other channels."""
     return await preferences.delete_webhook(actor.player_id)
+
+
+@router.post("/webhook/test", response_model=WebhookTestOut, responses=error_responses(401, 409))
+async def test_webhook(actor: CurrentActor, preferences: PreferencesDep) -> dict[str, Any]:
+    """POST a signed ``ping`` (``{"type": "ping", "data": {"player_id"}}``) to your webhook now
+    and say whether it answered 2xx; 409 ``no_webhook`` without one. A ping that succeeds turns
+    a webhook that was turned off for failing back on."""
+    return await preferences.test_webhook(actor.player_id)
 
 
 @router.get(

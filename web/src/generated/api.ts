@@ -391,6 +391,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Webhook
+         * @description POST a signed ``ping`` (``{"type": "ping", "data": {"player_id"}}``) to your webhook now
+         *     and say whether it answered 2xx; 409 ``no_webhook`` without one. A ping that succeeds turns
+         *     a webhook that was turned off for failing back on.
+         */
+        post: operations["test_webhook_v1_players_me_webhook_test_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/{player_id}": {
         parameters: {
             query?: never;
@@ -1198,6 +1220,21 @@ export interface components {
              * @enum {string}
              */
             reminders: "each_turn" | "digest" | "none";
+            /**
+             * Webhook Disabled At
+             * @description the webhook was turned off then, after failing for NOTIFY_WEBHOOK_DISABLE_SECONDS; PUT /webhook or a test ping that succeeds turns it on
+             */
+            webhook_disabled_at: string | null;
+            /**
+             * Webhook Error
+             * @description the webhook's last failure while failing
+             */
+            webhook_error: string | null;
+            /**
+             * Webhook Failing Since
+             * @description every try of the webhook has failed since then (null after a success)
+             */
+            webhook_failing_since: string | null;
             /** Webhook Url */
             webhook_url: string | null;
         };
@@ -1629,12 +1666,47 @@ export interface components {
              */
             reminders: "each_turn" | "digest" | "none";
             /**
+             * Webhook Disabled At
+             * @description the webhook was turned off then, after failing for NOTIFY_WEBHOOK_DISABLE_SECONDS; PUT /webhook or a test ping that succeeds turns it on
+             */
+            webhook_disabled_at: string | null;
+            /**
+             * Webhook Error
+             * @description the webhook's last failure while failing
+             */
+            webhook_error: string | null;
+            /**
+             * Webhook Failing Since
+             * @description every try of the webhook has failed since then (null after a success)
+             */
+            webhook_failing_since: string | null;
+            /**
              * Webhook Secret
              * @description the Standard Webhooks signing secret (whsec_ + base64); shown only here
              */
             webhook_secret: string;
             /** Webhook Url */
             webhook_url: string | null;
+        };
+        /** WebhookTestOut */
+        WebhookTestOut: {
+            /**
+             * Delivered
+             * @description the webhook answered 2xx
+             */
+            delivered: boolean;
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /**
+             * Error
+             * @description why it was not delivered
+             */
+            error: string | null;
+            /**
+             * Message Id
+             * @description the ping's webhook-id
+             */
+            message_id: string;
         };
     };
     responses: never;
@@ -2517,6 +2589,44 @@ export interface operations {
             };
             /** @description missing or unknown bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    test_webhook_v1_players_me_webhook_test_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
