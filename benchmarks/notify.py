@@ -1,6 +1,7 @@
 """Notifications: webhook throughput and latency, and the outbox's cost per move.
 
     python benchmarks/notify.py --tables 100 --seconds 10 [--think 1] [--db postgresql sqlite]
+    python benchmarks/notify.py ... --profile /tmp/prof   # py-spy the server: CPU by layer
 
 For each database it starts one server (``benchmarks.server.serve``: uvicorn in a subprocess,
 a fresh database) with webhooks to loopback allowed, creates ``--tables`` tables with two
@@ -53,6 +54,7 @@ from benchmarks.server import (  # noqa: E402
     choose,
     cpu_seconds,
     database,
+    profile,
     serve,
 )
 
@@ -202,6 +204,7 @@ async def phase(  # noqa: PLR0917
     seconds: float,
     think: float,
     receiver: Receiver | None,
+    profile_to: Path | None = None,
 ) -> JSON:
     limits = httpx.Limits(max_connections=tables * 2, max_keepalive_connections=tables * 2)
     async with httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as http:
@@ -212,9 +215,12 @@ async def phase(  # noqa: PLR0917
         wall_start = time.time()
         cpu, started = cpu_seconds(server.pid), time.monotonic()
         until = started + seconds
+        spies = [] if profile_to is None else profile([server], seconds, profile_to)
         counts = await asyncio.gather(
             *(play(http, t, tokens, until, think) for t, tokens in seated)
         )
+        for spy in spies:
+            spy.wait()
         elapsed = time.monotonic() - started
         moves = sum(counts)
         out: JSON = {
@@ -252,7 +258,14 @@ async def phase(  # noqa: PLR0917
         return out
 
 
-async def run(dbs: list[str], tables: int, seconds: float, think: float, directory: Path) -> JSON:
+async def run(  # noqa: PLR0917
+    dbs: list[str],
+    tables: int,
+    seconds: float,
+    think: float,
+    directory: Path,
+    profile_to: Path | None,
+) -> JSON:
     results: JSON = {}
     env = {"WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_LOOPBACK": "true", "LOG_LEVEL": "WARNING"}
     for kind in dbs:
@@ -260,7 +273,8 @@ async def run(dbs: list[str], tables: int, seconds: float, think: float, directo
             async with database(kind) as url, serve(url, env) as server:
                 receiver = Receiver(directory) if name == "with" else None
                 try:
-                    result = await phase(server, url, tables, seconds, think, receiver)
+                    spy_to = None if profile_to is None else profile_to / f"{kind}_{name}"
+                    result = await phase(server, url, tables, seconds, think, receiver, spy_to)
                 finally:
                     if receiver is not None:
                         receiver.close()
@@ -275,13 +289,16 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--db", nargs="+", default=["postgresql", "sqlite"])
     p.add_argument("--think", type=float, default=0.0, help="pause before each move (s)")
+    p.add_argument("--profile", type=Path, help="py-spy the server into this directory")
     p.add_argument("--receiver", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.receiver:
         receive(int(args.receiver[0]), Path(args.receiver[1]))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        results = uvloop.run(run(args.db, args.tables, args.seconds, args.think, Path(tmp)))
+        results = uvloop.run(
+            run(args.db, args.tables, args.seconds, args.think, Path(tmp), args.profile)
+        )
     summary = {"tables": args.tables, "seconds": args.seconds, "think": args.think}
     print(json.dumps({**summary, "load_average": os.getloadavg(), **results}))
 

@@ -74,6 +74,7 @@ class Recipient:
     push: bool
     last_digest_at: datetime | None
     webhook_disabled: bool = False
+    webhook_failing: bool = False  # failing since, or turned off: a success is news
 
     @staticmethod
     def of(row: NotificationSettings) -> Recipient:
@@ -86,6 +87,7 @@ class Recipient:
             row.push,
             row.last_digest_at,
             row.webhook_disabled_at is not None,
+            row.webhook_failing_since is not None or row.webhook_disabled_at is not None,
         )
 
 
@@ -275,6 +277,9 @@ class Dispatcher:
                 hold = await self._deliver_rows(Recipient.of(settings), rows, outcomes)
         finally:
             tried = [o for o in outcomes if o.webhook is not None]
+            news = settings is not None and Recipient.of(settings).webhook_failing
+            if tried and tried[-1].webhook and not news:
+                tried = []  # healthy and still so: nothing to record
             async with self.db.write() as session:
                 for outcome in outcomes:
                     await outcome.write(session, self.owner, player_id)
