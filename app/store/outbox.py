@@ -88,11 +88,12 @@ _INSERT_NOTES = insert(OUTBOX).from_select(
 )
 
 
-def write_notes(conn: Connection, notes: list[Note], now: datetime) -> None:
-    """Insert ``notes`` (those a player wants) in the transaction of ``conn``."""
+def write_notes(conn: Connection, notes: list[Note], now: datetime) -> int:
+    """Insert ``notes`` (those a player wants) in the transaction of ``conn``; how many rows
+    were written (``len(notes)`` when the driver cannot say)."""
     if not notes:
-        return
-    conn.execute(
+        return 0
+    result = conn.execute(
         _INSERT_NOTES,
         [
             {
@@ -108,6 +109,8 @@ def write_notes(conn: Connection, notes: list[Note], now: datetime) -> None:
             for n in notes
         ],
     )
+    written: int = result.rowcount
+    return written if written >= 0 else len(notes)
 
 
 # The same insert as one more part of the plain move's PostgreSQL statement (``repo._PLAIN_PG``
@@ -121,6 +124,7 @@ PLAIN_PG_PART = """, o AS (
         AS n(message_id, player_id, kind, payload, next_at)
     JOIN notification_settings s ON s.player_id = n.player_id AND s.active
         AND (n.kind <> 'your_turn' OR s.reminders <> 'none')
+    RETURNING 1
 )"""
 
 

@@ -160,6 +160,9 @@ class Committed:
     stored: list[StoredEvent]
     after: Loaded
     state_data: dict[str, Any] | None = None
+    # Rows the change wrote to the notification outbox (only players with a channel get any):
+    # the dispatcher is woken for these alone.
+    notes_written: int = 0
 
     @property
     def last_seq(self) -> int:
@@ -460,10 +463,12 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 lease_until=None,
             )
         )
-    outbox.write_notes(conn, change.notes, now)
+    written = outbox.write_notes(conn, change.notes, now)
     for write in change.writes:
         write(conn)
-    return _committed(loaded, change, planned, version, last_seq, now=now, state_data=state_data)
+    return _committed(
+        loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
+    )
 
 
 def _planned_events(
@@ -500,8 +505,10 @@ def _committed(
     *,
     now: datetime,
     state_data: dict[str, Any] | None,
+    notes: int = 0,
 ) -> Committed:
-    """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``."""
+    """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``
+    (``notes``: the outbox rows it wrote)."""
     table = loaded.table
     match_number = table.match_number + (1 if change.new_match else 0)
     first = last_seq - len(planned) + 1
@@ -522,7 +529,8 @@ def _committed(
     state = loaded.state if change.state is None else change.state
     clock = loaded.clock if change.clock is None else change.clock.state
     moved_at = loaded.moved_at if change.state is None else now
-    return Committed(version, stored, Loaded(after, seats, state, clock, moved_at), state_data)
+    after_loaded = Loaded(after, seats, state, clock, moved_at)
+    return Committed(version, stored, after_loaded, state_data, notes)
 
 
 def project(loaded: Loaded, change: Change) -> Loaded:
@@ -572,8 +580,10 @@ WITH g AS (
         updated_at = $7
     FROM g WHERE snapshots.table_id = $1 AND snapshots.match_number = $6
 )"""
-_PLAIN_PG_NOTES = _PLAIN_PG + outbox.PLAIN_PG_PART + "\nSELECT version, last_seq FROM g\n"
-_PLAIN_PG += "\nSELECT version, last_seq FROM g\n"
+_PLAIN_PG_NOTES = (
+    _PLAIN_PG + outbox.PLAIN_PG_PART + "\nSELECT version, last_seq, (SELECT count(*) FROM o) FROM g\n"
+)
+_PLAIN_PG += "\nSELECT version, last_seq, 0 FROM g\n"
 
 
 async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committed:
@@ -601,8 +611,10 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     )
     if row is None:
         raise VersionConflictError(table.id)
-    version, last_seq = row
-    return _committed(loaded, change, planned, version, last_seq, now=now, state_data=state_data)
+    version, last_seq, written = row
+    return _committed(
+        loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
+    )
 
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
