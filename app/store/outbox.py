@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import Connection, and_, bindparam, insert, literal, or_, select, true, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.store.models import Clock, NotificationSettings, OutboxRow, utcnow
 
@@ -195,7 +195,9 @@ async def deliveries(
 # The dispatcher: which process delivers each player's notifications.
 
 
-async def due_players(session: AsyncSession, now: datetime, limit: int = 100) -> list[str]:
+async def due_players(
+    session: AsyncSession | AsyncConnection, now: datetime, limit: int = 100
+) -> list[str]:
     """Players with a notification due whose settings no live lease covers."""
     query = (
         select(OUTBOX.c.player_id)

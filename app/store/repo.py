@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 import orjson
 import sqlalchemy as sa
 from sqlalchemy import Connection, bindparam, delete, insert, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.engine import Event, MatchState
 from app.store import outbox
@@ -864,7 +864,7 @@ async def release_bot_seats(session: AsyncSession, owner: str, table_id: str | N
     )
 
 
-async def unleased_bot_tables(session: AsyncSession, now: datetime) -> list[str]:
+async def unleased_bot_tables(session: AsyncSession | AsyncConnection, now: datetime) -> list[str]:
     """Tables in a match with a bot seat whose lease is free or expired."""
     query = (
         select(Seat.table_id)
@@ -887,7 +887,9 @@ async def tables_in_play(session: AsyncSession) -> int:
 # Clocks: which server process acts on each due deadline (``app.service.clocks``).
 
 
-async def due_clocks(session: AsyncSession, now: datetime, limit: int = 100) -> list[str]:
+async def due_clocks(
+    session: AsyncSession | AsyncConnection, now: datetime, limit: int = 100
+) -> list[str]:
     """Tables whose deadline has passed and whose clock no live lease covers, earliest first."""
     query = (
         select(_CLOCKS.c.table_id)
@@ -901,7 +903,9 @@ async def due_clocks(session: AsyncSession, now: datetime, limit: int = 100) -> 
     return list((await session.execute(query)).scalars().all())
 
 
-async def next_deadline(session: AsyncSession, now: datetime) -> datetime | None:
+async def next_deadline(
+    session: AsyncSession | AsyncConnection, now: datetime
+) -> datetime | None:
     """The earliest deadline after ``now`` (the deadline runner sleeps until it, or less)."""
     query = select(sa.func.min(_CLOCKS.c.deadline)).where(_CLOCKS.c.deadline > now)
     found: datetime | None = (await session.execute(query)).scalar_one_or_none()
