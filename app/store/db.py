@@ -129,9 +129,8 @@ class Database:
             writers = self.engine
         self.sessions = async_sessionmaker(writers, expire_on_commit=False)
         # ``scan()``'s connections: each statement on its own, no BEGIN/COMMIT on PostgreSQL.
-        self._scans = (
-            readers if self.is_sqlite else self.engine.execution_options(isolation_level="AUTOCOMMIT")
-        )
+        autocommit = None if self.is_sqlite else {"isolation_level": "AUTOCOMMIT"}
+        self._scans = readers if autocommit is None else self.engine.execution_options(**autocommit)
         self._read_sessions = async_sessionmaker(readers, expire_on_commit=False)
         self._write_gate = asyncio.Lock() if self.is_sqlite else None
         self._writer = SQLiteWriter(url) if self.is_sqlite else None

@@ -581,7 +581,9 @@ WITH g AS (
     FROM g WHERE snapshots.table_id = $1 AND snapshots.match_number = $6
 )"""
 _PLAIN_PG_NOTES = (
-    _PLAIN_PG + outbox.PLAIN_PG_PART + "\nSELECT version, last_seq, (SELECT count(*) FROM o) FROM g\n"
+    _PLAIN_PG
+    + outbox.PLAIN_PG_PART
+    + "\nSELECT version, last_seq, (SELECT count(*) FROM o) FROM g\n"
 )
 _PLAIN_PG += "\nSELECT version, last_seq, 0 FROM g\n"
 
@@ -903,9 +905,7 @@ async def due_clocks(
     return list((await session.execute(query)).scalars().all())
 
 
-async def next_deadline(
-    session: AsyncSession | AsyncConnection, now: datetime
-) -> datetime | None:
+async def next_deadline(session: AsyncSession | AsyncConnection, now: datetime) -> datetime | None:
     """The earliest deadline after ``now`` (the deadline runner sleeps until it, or less)."""
     query = select(sa.func.min(_CLOCKS.c.deadline)).where(_CLOCKS.c.deadline > now)
     found: datetime | None = (await session.execute(query)).scalar_one_or_none()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-
 from typing import Any
 
 from sqlalchemy import Connection, String, bindparam, delete, select, text, update
