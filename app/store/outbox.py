@@ -110,7 +110,10 @@ def write_notes(conn: Connection, notes: list[Note], now: datetime) -> int:
         ],
     )
     written: int = result.rowcount
-    return written if written >= 0 else len(notes)
+    # asyncpg's executemany cannot count (a wrong 0 would only delay the dispatcher's wake).
+    if written < 0 or not conn.dialect.supports_sane_multi_rowcount:
+        return len(notes)
+    return written
 
 
 # The same insert as one more part of the plain move's PostgreSQL statement (``repo._PLAIN_PG``
