@@ -270,5 +270,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Moves first: routes are matched in order, and moves are most of the traffic.
     for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
         app.include_router(module.router)
+    moves.install_direct(app)  # the move routes' common case, before FastAPI's machinery
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

@@ -70,8 +70,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import asyncpg
 import httpx
+import orjson
 import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -234,7 +236,7 @@ class Seat:
     wake: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     acks: asyncio.Queue[JSON] = field(default_factory=asyncio.Queue)
     ws: ClientConnection | None = None
-    http: httpx.AsyncClient = field(init=False)
+    http: aiohttp.ClientSession = field(init=False)
     server: Server = field(init=False)
 
     @property
@@ -257,7 +259,7 @@ async def _listen(seat: Seat, ws: ClientConnection, bench: Bench) -> None:
     with contextlib.suppress(ConnectionClosed):
         async for raw in ws:
             now = time.perf_counter()
-            message = json.loads(raw)
+            message = orjson.loads(raw)
             kind = message["type"]
             if kind in ("ack", "error"):
                 seat.acks.put_nowait(message)
@@ -291,7 +293,8 @@ async def play(seat: Seat, bench: Bench) -> None:
             start = time.perf_counter()
             if bench.ws_moves and path.startswith("moves/"):
                 assert seat.ws is not None
-                await seat.ws.send(json.dumps({"type": "move", **_move_message(path, body)}))
+                message = {"type": "move", **_move_message(path, body)}
+                await seat.ws.send(orjson.dumps(message).decode())
                 out = await seat.acks.get()
                 now = time.perf_counter()
                 if out["type"] != "ack":
@@ -299,15 +302,17 @@ async def play(seat: Seat, bench: Bench) -> None:
                     break
                 seqs = [out["seq"]]
             else:
-                r = await seat.http.post(f"{base}/{path}", json=body, headers=seat.auth)
+                data = None if body is None else orjson.dumps(body)
+                async with seat.http.post(f"{base}/{path}", data=data, headers=seat.auth) as r:
+                    status, raw = r.status, await r.read()
                 now = time.perf_counter()
-                if r.status_code != 200:
-                    if path == "next-hand" and r.json()["code"] == "match_over":
+                out = orjson.loads(raw)
+                if status != 200:
+                    if path == "next-hand" and out["code"] == "match_over":
                         path = "rematch"
                         continue
                     stats.errors += 1
                     break
-                out = r.json()
                 seqs = [event["seq"] for event in out["events"]]
             if measuring:
                 stats.moves += 1
@@ -377,19 +382,22 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def healthz(clients: list[httpx.AsyncClient], servers: list[Server], seconds: float) -> JSON:
+async def healthz(
+    clients: list[aiohttp.ClientSession], servers: list[Server], seconds: float
+) -> JSON:
     """GET /healthz from one loop per client for ``seconds``: requests/s and CPU."""
     count = 0
     deadline = time.perf_counter() + seconds
 
-    async def loop(http: httpx.AsyncClient) -> None:
+    async def loop(http: aiohttp.ClientSession) -> None:
         nonlocal count
         while time.perf_counter() < deadline:
             try:
-                r = await http.get("/healthz")
-            except (httpx.RemoteProtocolError, httpx.ReadError):
+                async with http.get("/healthz") as r:
+                    await r.read()
+            except aiohttp.ClientConnectionError:
                 continue  # a kept-alive connection the server closed as idle meanwhile
-            assert r.status_code == 200
+            assert r.status == 200
             count += 1
 
     start = time.perf_counter()
@@ -513,10 +521,15 @@ async def run(
             )
             seats = await setup(http, servers, tables)
             for seat in seats:
-                # A client per player, as in life: one shared pool of hundreds of connections
-                # costs httpx more CPU per request than the server spends on it.
+                # A client per player, as in life. aiohttp, not httpx: the client shares the
+                # machine's cores with the servers, and httpx spent 1.5-2 ms of CPU per move
+                # (more than the server), which showed in the servers' latency tail.
                 seat.http = await stack.enter_async_context(
-                    httpx.AsyncClient(base_url=seat.server.url, timeout=60, verify=TLS)
+                    aiohttp.ClientSession(
+                        base_url=seat.server.url,
+                        timeout=aiohttp.ClientTimeout(total=60),
+                        headers={"Content-Type": "application/json"},
+                    )
                 )
             # The client's own full garbage collections (its 400 connections: ~130 ms each,
             # measured) would stop every player at once and count as move latency. Like the
@@ -527,9 +540,11 @@ async def run(
             tasks += [asyncio.create_task(play(s, bench)) for s in seats]
             bench.idle_share = await idle(servers, IDLE_SECONDS)
             for seat in seats[::2]:
-                r = await seat.http.post(f"/v1/tables/{seat.table_id}/start", headers=seat.auth)
-                assert r.status_code == 200, r.text
-                hand = r.json()["table"]["game"]["hand"]
+                async with seat.http.post(
+                    f"/v1/tables/{seat.table_id}/start", headers=seat.auth
+                ) as r:
+                    assert r.status == 200, await r.text()
+                    hand = orjson.loads(await r.read())["table"]["game"]["hand"]
                 if hand["turn"] == 0:
                     seat.wake.put_nowait(hand["phase"])
             paced = await measure(bench, servers, think, warmup + think, seconds)

@@ -109,12 +109,17 @@ class _Viewer(_Bearer):
         return Viewer(service, None if token is None else await service.authenticate(token))
 
 
+async def command_caller(request: Request) -> Caller:
+    """The authenticated player (401 otherwise) and the request's Idempotency-Key."""
+    service: TableService = request.app.state.service
+    actor = await service.authenticate(bearer_token(request.headers))
+    return Caller(service, actor, await idempotency(request))
+
+
 class _CommandCaller(_Bearer):
     async def __call__(self, request: Request) -> Caller:
         """The authenticated player (401 otherwise) and the request's Idempotency-Key."""
-        service: TableService = request.app.state.service
-        actor = await service.authenticate(bearer_token(request.headers))
-        return Caller(service, actor, await idempotency(request))
+        return await command_caller(request)
 
 
 async def idempotency(request: Request) -> Idempotency | None:

@@ -120,8 +120,8 @@ class BotRunner:
     async def _scan(self) -> None:
         while True:
             try:
-                async with self.service.db.read() as session:
-                    due = await repo.unleased_bot_tables(session, utcnow())
+                async with self.service.db.scan() as conn:
+                    due = await repo.unleased_bot_tables(conn, utcnow())
             except Exception:
                 log.exception("bot scan failed")
                 due = []

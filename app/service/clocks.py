@@ -331,10 +331,10 @@ class DeadlineRunner:
             wait = self.scan_interval
             due: list[str] = []
             try:
-                async with self.service.db.read() as session:
+                async with self.service.db.scan() as conn:
                     now = utcnow()
-                    due = await repo.due_clocks(session, now, DUE_BATCH)
-                    upcoming = await repo.next_deadline(session, now)
+                    due = await repo.due_clocks(conn, now, DUE_BATCH)
+                    upcoming = await repo.next_deadline(conn, now)
                 # Each due table on its own, several at once: one slow commit holds no other.
                 results = await asyncio.gather(
                     *(self._fire_bounded(table_id) for table_id in due), return_exceptions=True

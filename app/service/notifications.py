@@ -239,8 +239,8 @@ class Dispatcher:
                     await self._wake.wait()
             self._wake.clear()
             try:
-                async with self.db.read() as session:
-                    due = await store.due_players(session, utcnow())
+                async with self.db.scan() as conn:
+                    due = await store.due_players(conn, utcnow())
             except Exception:
                 log.exception("notification scan failed")
                 continue

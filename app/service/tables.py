@@ -389,7 +389,7 @@ class TableService:
                 self._keep(after)
                 live = [_live(n) for n in change.notes if n.not_before is None]
                 self.hub.deliver(committed.stored, live, committed)
-                if change.notes and self.on_notes is not None:
+                if committed.notes_written and self.on_notes is not None:
                     self.on_notes()
                 return Result(200, self._response(committed, actor) if saved is None else saved)
 

@@ -107,22 +107,19 @@ class Tokens:
         cached = self._cache.get(digest)
         if cached is not None and cached.until > now:
             return cached.actor
-        async with self.db.read() as session:
-            found = await store.by_hash(session, digest)
-        if found is None:
+        resolved = await store.resolve(self.db, digest, utcnow())
+        if resolved is None:
             self._cache.pop(digest)
-            raise UnauthenticatedError("unauthorized", "unknown or revoked token")
-        token, player = found
+            async with self.db.read() as session:
+                found = await store.by_hash(session, digest)
+            if found is None:
+                raise UnauthenticatedError("unauthorized", "unknown or revoked token")
+            raise UnauthenticatedError("token_expired", "this token has expired")
+        player_id, name, expires_at = resolved
         until = now + self.cache_seconds
-        if token.expires_at is not None:
-            left = (token.expires_at - utcnow()).total_seconds()
-            if left <= 0:
-                self._cache.pop(digest)
-                raise UnauthenticatedError("token_expired", "this token has expired")
-            until = min(until, now + left)
-        async with self.db.write() as session:
-            await store.used(session, token.id, utcnow())
-        actor = Actor(player.id, player.name)
+        if expires_at is not None:
+            until = min(until, now + (expires_at - utcnow()).total_seconds())
+        actor = Actor(player_id, name)
         self._cache.put(digest, _Resolved(actor, until))
         return actor
 

@@ -15,6 +15,7 @@ import orjson
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -127,6 +128,9 @@ class Database:
             readers = self.engine.execution_options(isolation_level="REPEATABLE READ")
             writers = self.engine
         self.sessions = async_sessionmaker(writers, expire_on_commit=False)
+        # ``scan()``'s connections: each statement on its own, no BEGIN/COMMIT on PostgreSQL.
+        autocommit = None if self.is_sqlite else {"isolation_level": "AUTOCOMMIT"}
+        self._scans = readers if autocommit is None else self.engine.execution_options(**autocommit)
         self._read_sessions = async_sessionmaker(readers, expire_on_commit=False)
         self._write_gate = asyncio.Lock() if self.is_sqlite else None
         self._writer = SQLiteWriter(url) if self.is_sqlite else None
@@ -146,6 +150,19 @@ class Database:
             return
         async with self._write_gate, _transaction(self.sessions) as session:
             yield session
+
+    @asynccontextmanager
+    async def scan(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for the background scans' reads (due notifications, clocks, bots),
+        several times a second per process whether anyone plays or not.
+
+        On PostgreSQL each statement runs on its own (autocommit): one round trip, where a
+        read transaction takes three (BEGIN, the query, COMMIT) and an ORM session around it.
+        A scan's statements need no common snapshot: each finds work that is then claimed by
+        a conditional UPDATE. On SQLite it is a read transaction as ``read()`` opens.
+        """
+        async with self._scans.connect() as conn:
+            yield conn
 
     async def transact(self, work: Callable[[Connection], T]) -> T:
         """``work(connection)`` in one write transaction: committed on return, rolled back on

@@ -28,7 +28,7 @@ from sqlalchemy import (
     true,
     update,
 )
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.store.models import Clock, NotificationSettings, OutboxRow, utcnow
 
@@ -99,11 +99,12 @@ _INSERT_NOTES = insert(OUTBOX).from_select(
 )
 
 
-def write_notes(conn: Connection, notes: list[Note], now: datetime) -> None:
-    """Insert ``notes`` (those a player wants) in the transaction of ``conn``."""
+def write_notes(conn: Connection, notes: list[Note], now: datetime) -> int:
+    """Insert ``notes`` (those a player wants) in the transaction of ``conn``; how many rows
+    were written (``len(notes)`` when the driver cannot say)."""
     if not notes:
-        return
-    conn.execute(
+        return 0
+    result = conn.execute(
         _INSERT_NOTES,
         [
             {
@@ -119,6 +120,11 @@ def write_notes(conn: Connection, notes: list[Note], now: datetime) -> None:
             for n in notes
         ],
     )
+    written: int = result.rowcount
+    # asyncpg's executemany cannot count (a wrong 0 would only delay the dispatcher's wake).
+    if written < 0 or not conn.dialect.supports_sane_multi_rowcount:
+        return len(notes)
+    return written
 
 
 # The same insert as one more part of the plain move's PostgreSQL statement (``repo._PLAIN_PG``
@@ -132,6 +138,7 @@ PLAIN_PG_PART = """, o AS (
         AS n(message_id, player_id, kind, payload, next_at)
     JOIN notification_settings s ON s.player_id = n.player_id AND s.active
         AND (n.kind <> 'your_turn' OR s.reminders <> 'none')
+    RETURNING 1
 )"""
 
 
@@ -253,7 +260,9 @@ async def purge_finished(session: AsyncSession, before: datetime, limit: int = 5
 # The dispatcher: which process delivers each player's notifications.
 
 
-async def due_players(session: AsyncSession, now: datetime, limit: int = 100) -> list[str]:
+async def due_players(
+    session: AsyncSession | AsyncConnection, now: datetime, limit: int = 100
+) -> list[str]:
     """Players with a notification due whose settings no live lease covers."""
     query = (
         select(OUTBOX.c.player_id)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 import orjson
 import sqlalchemy as sa
 from sqlalchemy import Connection, bindparam, delete, insert, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.engine import Event, MatchState
 from app.store import outbox
@@ -160,6 +160,9 @@ class Committed:
     stored: list[StoredEvent]
     after: Loaded
     state_data: dict[str, Any] | None = None
+    # Rows the change wrote to the notification outbox (only players with a channel get any):
+    # the dispatcher is woken for these alone.
+    notes_written: int = 0
 
     @property
     def last_seq(self) -> int:
@@ -460,10 +463,12 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 lease_until=None,
             )
         )
-    outbox.write_notes(conn, change.notes, now)
+    written = outbox.write_notes(conn, change.notes, now)
     for write in change.writes:
         write(conn)
-    return _committed(loaded, change, planned, version, last_seq, now=now, state_data=state_data)
+    return _committed(
+        loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
+    )
 
 
 def _planned_events(
@@ -500,8 +505,10 @@ def _committed(
     *,
     now: datetime,
     state_data: dict[str, Any] | None,
+    notes: int = 0,
 ) -> Committed:
-    """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``."""
+    """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``
+    (``notes``: the outbox rows it wrote)."""
     table = loaded.table
     match_number = table.match_number + (1 if change.new_match else 0)
     first = last_seq - len(planned) + 1
@@ -522,7 +529,8 @@ def _committed(
     state = loaded.state if change.state is None else change.state
     clock = loaded.clock if change.clock is None else change.clock.state
     moved_at = loaded.moved_at if change.state is None else now
-    return Committed(version, stored, Loaded(after, seats, state, clock, moved_at), state_data)
+    after_loaded = Loaded(after, seats, state, clock, moved_at)
+    return Committed(version, stored, after_loaded, state_data, notes)
 
 
 def project(loaded: Loaded, change: Change) -> Loaded:
@@ -572,8 +580,12 @@ WITH g AS (
         updated_at = $7
     FROM g WHERE snapshots.table_id = $1 AND snapshots.match_number = $6
 )"""
-_PLAIN_PG_NOTES = _PLAIN_PG + outbox.PLAIN_PG_PART + "\nSELECT version, last_seq FROM g\n"
-_PLAIN_PG += "\nSELECT version, last_seq FROM g\n"
+_PLAIN_PG_NOTES = (
+    _PLAIN_PG
+    + outbox.PLAIN_PG_PART
+    + "\nSELECT version, last_seq, (SELECT count(*) FROM o) FROM g\n"
+)
+_PLAIN_PG += "\nSELECT version, last_seq, 0 FROM g\n"
 
 
 async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committed:
@@ -601,8 +613,10 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     )
     if row is None:
         raise VersionConflictError(table.id)
-    version, last_seq = row
-    return _committed(loaded, change, planned, version, last_seq, now=now, state_data=state_data)
+    version, last_seq, written = row
+    return _committed(
+        loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
+    )
 
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
@@ -852,7 +866,7 @@ async def release_bot_seats(session: AsyncSession, owner: str, table_id: str | N
     )
 
 
-async def unleased_bot_tables(session: AsyncSession, now: datetime) -> list[str]:
+async def unleased_bot_tables(session: AsyncSession | AsyncConnection, now: datetime) -> list[str]:
     """Tables in a match with a bot seat whose lease is free or expired."""
     query = (
         select(Seat.table_id)
@@ -875,7 +889,9 @@ async def tables_in_play(session: AsyncSession) -> int:
 # Clocks: which server process acts on each due deadline (``app.service.clocks``).
 
 
-async def due_clocks(session: AsyncSession, now: datetime, limit: int = 100) -> list[str]:
+async def due_clocks(
+    session: AsyncSession | AsyncConnection, now: datetime, limit: int = 100
+) -> list[str]:
     """Tables whose deadline has passed and whose clock no live lease covers, earliest first."""
     query = (
         select(_CLOCKS.c.table_id)
@@ -889,7 +905,7 @@ async def due_clocks(session: AsyncSession, now: datetime, limit: int = 100) -> 
     return list((await session.execute(query)).scalars().all())
 
 
-async def next_deadline(session: AsyncSession, now: datetime) -> datetime | None:
+async def next_deadline(session: AsyncSession | AsyncConnection, now: datetime) -> datetime | None:
     """The earliest deadline after ``now`` (the deadline runner sleeps until it, or less)."""
     query = select(sa.func.min(_CLOCKS.c.deadline)).where(_CLOCKS.c.deadline > now)
     found: datetime | None = (await session.execute(query)).scalar_one_or_none()

@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Connection, String, bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.store.models import Player, Token, utcnow
+from app.store.db import Database
+from app.store.models import Player, Token, UTCDateTime, utcnow
+
+# ``resolve``: a live token's player, its use recorded, in one statement (no transaction).
+_RESOLVE = """
+UPDATE tokens SET last_used_at = {now}
+WHERE token_hash = {digest} AND (expires_at IS NULL OR expires_at > {now})
+RETURNING player_id, (SELECT name FROM players WHERE players.id = tokens.player_id), expires_at
+"""
+_RESOLVE_PG = _RESOLVE.format(digest="$1", now="$2")
+_RESOLVE_CORE = (
+    text(_RESOLVE.format(digest=":digest", now=":now"))
+    .bindparams(bindparam("now", type_=UTCDateTime()))
+    .columns(player_id=String(), name=String(), expires_at=UTCDateTime())
+)
 
 
 async def add(
@@ -41,6 +56,27 @@ async def by_hash(session: AsyncSession, token_hash: str) -> tuple[Token, Player
         )
     ).first()
     return None if row is None else (row[0], row[1])
+
+
+async def resolve(
+    db: Database, token_hash: str, now: datetime
+) -> tuple[str, str, datetime | None] | None:
+    """The player id and name and the expiry of the live (not expired) token with this hash,
+    with its ``last_used_at`` set to ``now``; None for a token unknown, revoked or expired.
+
+    One statement: on PostgreSQL straight on the driver (one round trip), on SQLite in one
+    write transaction. A token is resolved afresh per process every ``token_cache_seconds``.
+    """
+    row: Any
+    if db.is_sqlite:
+
+        def work(conn: Connection) -> Any:
+            return conn.execute(_RESOLVE_CORE, {"digest": token_hash, "now": now}).first()
+
+        row = await db.transact(work)
+    else:
+        row = await db.fetchrow_driver(_RESOLVE_PG, token_hash, now)
+    return None if row is None else (str(row[0]), str(row[1]), row[2])
 
 
 async def of_player(session: AsyncSession, player_id: str) -> list[Token]:

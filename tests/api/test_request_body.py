@@ -13,10 +13,12 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from fastapi.routing import APIRoute
+from starlette.routing import Match
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from app.api.request_body import StrictJSONRoute
+from app.api.routes.moves import DirectMoves
 from app.main import create_app
 from tests.api.conftest import Server
 from tests.api.helpers import JSON, Player, get_table, seated_table
@@ -174,3 +176,58 @@ def test_every_route_with_a_body_decodes_strict_json() -> None:
         and not isinstance(route, StrictJSONRoute)
     ]
     assert not loose
+
+
+def test_the_direct_move_path_matches_the_move_routes_alone() -> None:
+    # ``DirectMoves`` stands for the six move routes (POST only) and for nothing else.
+    app = create_app()
+    direct = app.router.routes[0]
+    assert isinstance(direct, DirectMoves)
+    base = "/v1/tables/t1"
+    for kind in ("take-upcard", "pass", "draw", "discard", "knock", "big-gin"):
+        scope = {"type": "http", "method": "POST", "path": f"{base}/moves/{kind}"}
+        match, child = direct.matches(scope)
+        assert match == Match.FULL, kind
+        assert child["route"].path == f"/v1/tables/{{table_id}}/moves/{kind}"
+        assert child["path_params"] == {"table_id": "t1"}
+    for method, path in [
+        ("GET", f"{base}/moves/draw"),
+        ("POST", f"{base}/moves/fly"),
+        ("POST", f"{base}/next-hand"),
+        ("POST", f"{base}/moves/draw/x"),
+        ("POST", "/v1/tables/a/b/moves/draw"),
+    ]:
+        assert direct.matches({"type": "http", "method": method, "path": path})[0] == Match.NONE
+
+
+async def test_moves_answer_alike_on_either_path(client: httpx.AsyncClient) -> None:
+    # The plain case (DirectMoves) and the rest (the FastAPI route) answer as one route: a body
+    # the model refuses, another content type, no body, a pinned version, a key replayed.
+    table_id, players = await seated_table(client)
+    view = await get_table(client, table_id, players[0])
+    seat = view["game"]["hand"]["turn"]
+    who = players[seat]
+    url = f"/v1/tables/{table_id}/moves/discard"
+    json_headers = {**who.auth, "Content-Type": "application/json"}
+    for content, headers, status, code in [
+        (b'{"card": "QC", "extra": 1}', json_headers, 422, "invalid_request"),
+        (b'{"card": 5}', json_headers, 422, "invalid_request"),
+        (b"", json_headers, 422, "invalid_request"),
+        (b'{"card": "QC"}', {**who.auth, "Content-Type": "text/plain"}, 422, "invalid_request"),
+        (b'{"card": "QC"}', json_headers, 409, "wrong_phase"),  # the upcard is on offer
+        (b'{"card": "QC"}', {"Content-Type": "application/json"}, 401, "unauthorized"),
+    ]:
+        r = await client.post(url, content=content, headers=headers)
+        assert (r.status_code, r.json()["code"]) == (status, code), (content, r.text)
+    pass_url = f"/v1/tables/{table_id}/moves/pass"
+    stale = await client.post(pass_url, json={"expected_version": 1}, headers=who.auth)
+    assert stale.status_code == 409 and stale.json()["code"] == "stale_version", stale.text
+    assert await get_table(client, table_id, players[0]) == view
+    keyed = {**who.auth, "Idempotency-Key": "direct-1"}
+    version = view["version"]
+    first = await client.post(pass_url, json={"expected_version": version}, headers=keyed)
+    again = await client.post(pass_url, json={"expected_version": version}, headers=keyed)
+    assert first.status_code == again.status_code == 200, (first.text, again.text)
+    assert again.json() == first.json() and again.headers["idempotency-replayed"] == "true"
+    other = await client.post(pass_url, json={}, headers=keyed)
+    assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
