@@ -91,7 +91,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         stdout=subprocess.PIPE,
         text=True,
     )
-    accepted = []
+    accepted: list[socket.socket] = []
     loop = asyncio.get_running_loop()
     try:
         while len(accepted) < args.sockets:
@@ -101,14 +101,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         assert reader.stdout is not None and reader.stdout.readline().strip() == "ready"
         payload = b"x" * args.bytes
         result: dict[str, Any] = {"sockets": args.sockets, "bytes": args.bytes}
-        plain = [s.send for s in accepted]
-        transports = []
+        plain: list[Any] = [s.send for s in accepted]
+        transports: list[asyncio.BaseTransport] = []
         for name in ("socket", "transport"):
             if name == "transport":
                 for s in accepted:
                     transport, _ = await loop.connect_accepted_socket(Quiet, s)
                     transports.append(transport)
-                sends = [t.write for t in transports]
+                sends: list[Any] = [t.write for t in transports]  # type: ignore[attr-defined]
             else:
                 sends = plain
             read_before = cpu_of(reader.pid)
