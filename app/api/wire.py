@@ -21,6 +21,8 @@ message goes the ASGI way, which waits for a paused transport):
   not paused (its buffer under the high-water mark: a client that reads).
 
 A written message counts in the access log's ``messages_out`` and its metric as any other.
+A socket with a wire also lets go of its handshake's request and response, which uvicorn keeps
+for the connection's life but never reads after the accept (``Wire.of``).
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ class Wire:
             or protocol.conn.extensions
         ):
             return None
+        # The handshake's request and response (their headers: ~5 KB) are read only until
+        # the handshake completes (``handle_connect`` and ``send`` before the accept's end).
+        protocol.request = protocol.response = None
         return cls(protocol, counted)
 
     def write(self, data: bytes) -> int:
