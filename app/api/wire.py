@@ -82,7 +82,8 @@ class Wire:
             return None
         # The handshake's request and response (their headers: ~5 KB) are read only until
         # the handshake completes (``handle_connect`` and ``send`` before the accept's end).
-        protocol.request = protocol.response = None
+        for handshake in ("request", "response"):
+            setattr(protocol, handshake, None)
         return cls(protocol, counted)
 
     def write(self, data: bytes) -> int:
