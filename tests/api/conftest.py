@@ -50,12 +50,14 @@ def _free_port() -> int:
         return port
 
 
-def start_server(database_url: str, *, deflate: bool = False, **overrides: object) -> Server:
+def start_server(database_url: str, **overrides: object) -> Server:
     """Start a new app instance on ``database_url`` (migrations run at its start).
 
     Bots move without their human pause here, unless a test asks for one. Sockets get
-    per-message deflate only with ``deflate`` (``python -m app`` serves without).
+    per-message deflate only with ``deflate=True`` (``python -m app`` serves without); the
+    other overrides are settings.
     """
+    deflate = bool(overrides.pop("deflate", False))
     port = _free_port()
     settings = Settings(
         database_url=database_url,
