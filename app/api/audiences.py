@@ -296,11 +296,16 @@ class Feed:
         loaded = await self.feeds.service.load(self.table_id)
         head = loaded.table.last_seq
         members = only or [m for ms in self.audiences.values() for m in ms]
+        framed: dict[str, bytes] = {}  # each audience's view framed once
         for member in members:
             self.audiences[member.seat].discard(member)
             member.seat = seat_of(loaded, member.actor)
             self.audiences[member.seat].add(member)
-            member.outbox.offer(self.feeds.frames.view(self.feeds.service, loaded, member.actor))
+            view = self.feeds.frames.view(self.feeds.service, loaded, member.actor)
+            wire = framed.get(view)
+            if wire is None:
+                wire = framed[view] = frame(view)
+            member.outbox.offer(view, wire)
             member.last = head
         if only is None:
             self.last = head

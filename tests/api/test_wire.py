@@ -10,10 +10,12 @@ each counted by the access log.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -124,3 +126,41 @@ async def test_a_socket_on_the_wire_gets_exactly_the_events_in_order(server: Ser
             assert events == [m for m in expected if m["seq"] > start]
             sent = sum(len(rec.messages) for rec in (plain, deflated, seat1))
         assert _sent(route) - before >= sent  # the wire's writes are counted as any other
+
+
+async def test_a_fresh_view_for_every_socket_is_framed_once_per_audience(server: Server) -> None:
+    """A resync of the feed's members (as for members it finds stale): each socket gets its
+    audience's ``view``, written on the wire or the ASGI way, then the events after it."""
+    app: Any = server.uvicorn.config.app
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        table_id, players = await seated_table(client, rules={"target": 500})
+        path = f"/v1/tables/{table_id}/ws"
+        async with (
+            connect(ws_url(server, path), proxy=None, compression=None) as plain_ws,
+            connect(ws_url(server, path), proxy=None) as deflating,
+            listen(server, path, players[0]) as seat0,
+        ):
+            plain, deflated = Recorder(plain_ws), Recorder(deflating)
+            for rec in (plain, deflated, seat0):
+                await rec.first("view")
+            view = (await step(client, table_id, players))["table"]
+            for rec in (plain, deflated, seat0):
+                await rec.reach(view["seq"])
+            feed = app.state.feeds.feed_of(table_id)
+            members = [m for audience in feed.audiences.values() for m in audience]
+            assert len(members) == 3
+            resync = asyncio.run_coroutine_threadsafe(feed.resync(members), feed.task.get_loop())
+            await asyncio.wrap_future(resync)
+            for rec in (plain, deflated, seat0):
+                await rec.count("view", 2)
+            fresh = [rec.of_type("view")[1] for rec in (plain, deflated, seat0)]
+            assert fresh[0] == fresh[1] and fresh[0]["seq"] == view["seq"]
+            assert fresh[2] != fresh[0]  # the seat's own view: its hand
+            for _ in range(5):
+                view = (await step(client, table_id, players, view))["table"]
+            for rec in (plain, deflated, seat0):
+                await rec.reach(view["seq"])
+                sequenced = [m for m in rec.messages if m["type"] in SEQUENCED]
+                views = [i for i, m in enumerate(sequenced) if m["type"] == "view"]
+                tail = [m["seq"] for m in sequenced[views[1] :]]  # from the fresh view on
+                assert tail == list(range(fresh[0]["seq"], view["seq"] + 1))
