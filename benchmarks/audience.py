@@ -11,7 +11,9 @@ no audience (the baseline), then with ``--spectators`` sockets on every table, h
 ``--clients`` separate client processes (so the client's CPU does not sit in the players'
 process; it still shares the machine's cores with the server). Figures:
 
-- server CPU per move (user + system from ``/proc``, summed over the servers);
+- server CPU per move (user + system from ``/proc``, summed over the servers), and per second
+  with no moves (``--idle`` s), without and with the audience connected (the difference: the
+  keepalive pings and their pongs, the heartbeats of a quiet table);
 - the players' move latency (request to response), p50 / p99, without and with the audience;
 - for each move, the time from the mover's response to its event reaching the *last* spectator
   socket (wall clock, the same machine), p50 / p99;
@@ -226,6 +228,9 @@ async def run(args: argparse.Namespace) -> JSON:
         await moves(http, tables, 4, args.pause)  # warm up
         load_before = os.getloadavg()[0]
         cpu = servers_cpu(servers)
+        await asyncio.sleep(args.idle)
+        cpu_idle_alone = (servers_cpu(servers) - cpu) / args.idle
+        cpu = servers_cpu(servers)
         alone, _ = await moves(http, tables, args.moves, args.pause)
         cpu_alone = (servers_cpu(servers) - cpu) / args.moves
 
@@ -240,6 +245,10 @@ async def run(args: argparse.Namespace) -> JSON:
             clients.ready()
             await asyncio.sleep(3)  # idle: every socket past its view
             rss_per_socket = (sum(rss_kb(s.pid) for s in servers) - sum(rss)) / len(urls)
+            # What the idle audience costs without moves (keepalive pings and their pongs).
+            cpu = servers_cpu(servers)
+            await asyncio.sleep(args.idle)
+            cpu_idle = (servers_cpu(servers) - cpu) / args.idle
             cpu, client_cpu = servers_cpu(servers), clients.cpu()
             spy = profile(servers[0].pid, args.py_spy, args.moves * args.pause)
             watched, responded = await moves(http, tables, args.moves, args.pause)
@@ -260,6 +269,10 @@ async def run(args: argparse.Namespace) -> JSON:
             "moves": args.moves,
             "server_cpu_ms_per_move_alone": round(cpu_alone * 1000, 2),
             "server_cpu_ms_per_move_watched": round(cpu_watched * 1000, 2),
+            "server_cpu_ms_per_s_idle_alone_watched": [
+                round(cpu_idle_alone * 1000, 2),
+                round(cpu_idle * 1000, 2),
+            ],
             "client_cpu_ms_per_move": round(client_cpu * 1000, 2),
             "move_ms_alone_p50_p99": [round(_pct(alone, q) * 1000, 1) for q in (0.5, 0.99)],
             "move_ms_watched_p50_p99": [round(_pct(watched, q) * 1000, 1) for q in (0.5, 0.99)],
@@ -287,6 +300,7 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.2, help="seconds between moves")
     parser.add_argument("--processes", type=int, default=1, help="server processes")
     parser.add_argument("--redis", default=None, help="Redis URL (needed for --processes > 1)")
+    parser.add_argument("--idle", type=float, default=10, help="seconds of idle audience")
     parser.add_argument("--py-spy", default=None, help="profile the watched phase into FILE")
     args = parser.parse_args()
     print(json.dumps(uvloop.run(run(args))))

@@ -1,6 +1,6 @@
 """Where an idle spectator socket's memory goes: Python allocations per socket, by file and line.
 
-    python benchmarks/socket_memory.py [--sockets 500] [--top 20]
+    python benchmarks/socket_memory.py [--sockets 500] [--top 20] [--ws websockets]
 
 Serves the app in this process (uvicorn in a thread, as the API tests do, without per-message
 deflate as ``python -m app`` serves), opens ``--sockets`` spectator sockets on one table from a
@@ -34,8 +34,12 @@ from tests.api.helpers import seated_table  # noqa: E402
 _config_init = uvicorn.Config.__init__
 
 
+CHOSEN = {"ws": "auto"}  # uvicorn's WebSocket implementation (``--ws``)
+
+
 def _without_deflate(self: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
     kwargs["ws_per_message_deflate"] = False  # as ``python -m app`` serves
+    kwargs["ws"] = CHOSEN["ws"]
     _config_init(self, *args, **kwargs)
 
 
@@ -89,7 +93,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sockets", type=int, default=500)
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument(
+        "--ws",
+        default="auto",
+        choices=["auto", "websockets", "websockets-sansio", "wsproto"],
+        help="uvicorn's WebSocket implementation (auto: websockets-sansio, as the app is served)",
+    )
     args = parser.parse_args()
+    CHOSEN["ws"] = args.ws
     asyncio.run(run(args.sockets, args.top))
 
 

@@ -25,6 +25,7 @@ from prometheus_client import Counter, Histogram
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.wire import WIRE, Wire
 from app.logs import ACCESS, request_fields
 from app.metrics import (
     HTTP_LATENCY,
@@ -189,6 +190,10 @@ class AccessMiddleware:
                 route = route_of(scope)
                 counters.update((d, WEBSOCKET_MESSAGES.labels(route, d)) for d in ("in", "out"))
                 WEBSOCKETS_OPEN.labels(route).inc()
+                # Shared frames go straight to the transport where it is safe (app.api.wire).
+                wire = Wire.of(send, functools.partial(count, "out"))
+                if wire is not None:
+                    scope.setdefault("extensions", {})[WIRE] = wire
                 return
             elif kind == "websocket.close" and code is None:
                 code = message.get("code", 1000)

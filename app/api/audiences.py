@@ -4,10 +4,11 @@ Every socket of a table used to run its own stream task on its own hub subscript
 every event and every second. Here a process keeps one ``Feed`` per table with sockets open
 (``Feeds.join`` / ``leave``): one ``hub.table`` subscription and one task. The task takes each
 committed event, fills any gap from the log once for the table, renders the event once per
-audience (seat 0, seat 1, spectators: ``app.api.frames``) and hands the same text to every
-socket of that audience without waiting (``Outbox.offer``: each socket's bounded outbox and
-writer, ``app.api.routes.live.Socket``). A slow socket therefore never holds up the feed, the
-other sockets or the pipeline.
+audience (seat 0, seat 1, spectators: ``app.api.frames``), frames it once (``app.api.wire``)
+and hands the same text and frame bytes to every socket of that audience without waiting
+(``Outbox.offer``: written straight to an idle socket's transport, else each socket's bounded
+outbox and writer, ``app.api.routes.live.Socket``). A slow socket therefore never holds up the
+feed, the other sockets or the pipeline.
 
 The guarantees of the stream stay per socket (``Member``): the first message is its ``view``
 (or its catch-up), then every seq exactly once and in order. A member joins the feed *before*
@@ -30,6 +31,7 @@ from typing import Protocol
 from prometheus_client import Counter, Gauge
 
 from app.api.frames import Frames, text
+from app.api.wire import frame
 from app.service.commands import Actor, seat_of
 from app.service.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
 from app.service.tables import TableService
@@ -53,7 +55,7 @@ FEEDS = Gauge("ginrummy_ws_table_feeds", "Tables with sockets open in this proce
 class Outbox(Protocol):
     """Where a member's messages go: a socket's bounded outbox (never waits)."""
 
-    def offer(self, message: str) -> None: ...
+    def offer(self, message: str, framed: bytes | None = None) -> None: ...
 
 
 class Member:
@@ -262,9 +264,10 @@ class Feed:
             if not members:
                 continue
             message = frames.event(stored, seat)
+            framed = frame(message)  # one frame's bytes for the whole audience
             for count, member in enumerate(list(members), 1):
                 if seq == member.last + 1:
-                    member.outbox.offer(message)
+                    member.outbox.offer(message, framed)
                     member.last = seq
                 elif seq > member.last and member.feed is self and member.pending is None:
                     stale.append(member)  # never by construction; a view puts it right
@@ -274,15 +277,14 @@ class Feed:
             self.feeds.resync_later(self, stale)
 
     def _heartbeat(self) -> None:
-        rendered: dict[int, str] = {}
+        rendered: dict[int, tuple[str, bytes]] = {}
         for members in self.audiences.values():
             for member in members:
                 message = rendered.get(member.last)
                 if message is None:
-                    message = rendered[member.last] = text(
-                        {"type": "heartbeat", "seq": member.last}
-                    )
-                member.outbox.offer(message)
+                    beat = text({"type": "heartbeat", "seq": member.last})
+                    message = rendered[member.last] = (beat, frame(beat))
+                member.outbox.offer(*message)
 
     async def _resync(self, only: list[Member] | None = None) -> None:
         """A fresh ``view`` for the live members (``only`` these): the feed or they fell too
@@ -294,11 +296,16 @@ class Feed:
         loaded = await self.feeds.service.load(self.table_id)
         head = loaded.table.last_seq
         members = only or [m for ms in self.audiences.values() for m in ms]
+        framed: dict[str, bytes] = {}  # each audience's view framed once
         for member in members:
             self.audiences[member.seat].discard(member)
             member.seat = seat_of(loaded, member.actor)
             self.audiences[member.seat].add(member)
-            member.outbox.offer(self.feeds.frames.view(self.feeds.service, loaded, member.actor))
+            view = self.feeds.frames.view(self.feeds.service, loaded, member.actor)
+            wire = framed.get(view)
+            if wire is None:
+                wire = framed[view] = frame(view)
+            member.outbox.offer(view, wire)
             member.last = head
         if only is None:
             self.last = head

@@ -53,8 +53,11 @@ def _free_port() -> int:
 def start_server(database_url: str, **overrides: object) -> Server:
     """Start a new app instance on ``database_url`` (migrations run at its start).
 
-    Bots move without their human pause here, unless a test asks for one.
+    Bots move without their human pause here, unless a test asks for one. Sockets get
+    per-message deflate only with ``deflate=True`` (``python -m app`` serves without); the
+    other overrides are settings.
     """
+    deflate = bool(overrides.pop("deflate", False))
     port = _free_port()
     settings = Settings(
         database_url=database_url,
@@ -70,6 +73,8 @@ def start_server(database_url: str, **overrides: object) -> Server:
         log_level="warning",
         lifespan="on",
         ws_max_size=settings.ws_max_message_bytes,
+        # As ``python -m app`` serves: sockets then take the shared frames' wire (app.api.wire).
+        ws_per_message_deflate=deflate,
         ws_ping_interval=settings.ws_ping_interval,
         ws_ping_timeout=settings.ws_ping_timeout,
     )

@@ -67,6 +67,7 @@ from app.api.audiences import Feed, Feeds, Member
 from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
+from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
 from app.logs import annotate
 from app.service.commands import Actor, Play, seat_of
@@ -147,6 +148,7 @@ class Socket:
         "_limits",
         "_outbox",
         "_room",
+        "_wire",
         "_writer",
         "closing",
         "queue_limit",
@@ -166,16 +168,23 @@ class Socket:
         self.closing = False
         self._limits: RateLimits = websocket.app.state.rate_limits
         self._key: str | None = None
+        self._wire: Wire | None = None  # the transport, for shared frames (``app.api.wire``)
 
-    def offer(self, message: str) -> None:
+    async def accept(self) -> None:
+        """Accept the socket; then find its wire, where the server allows one."""
+        await self.websocket.accept()
+        self._wire = self.websocket.scope.get("extensions", {}).get(WIRE)
+
+    def offer(self, message: str, framed: bytes | None = None) -> None:
         """Queue an encoded message without waiting (shared by every socket of an audience:
-        see ``Frames``). An outbox still full ``SEND_GRACE`` s after it filled closes the socket
-        with 4008 after the first ``queue_limit`` messages (``_check``)."""
+        see ``Frames``; ``framed``: its frame, ``app.api.wire.frame``, shared too). An outbox
+        still full ``SEND_GRACE`` s after it filled closes the socket with 4008 after the first
+        ``queue_limit`` messages (``_check``)."""
         if self.closing:
             return
         box = self._outbox
         if box is None:
-            if self._send_now(message):
+            if self._send_now(message, framed):
                 return
             box = self._outbox = deque()
         box.append(message)
@@ -191,14 +200,25 @@ class Socket:
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
 
-    def _send_now(self, message: str) -> bool:
+    def _send_now(self, message: str, framed: bytes | None) -> bool:
         """Send ``message`` at once when the transport takes it without waiting (nothing is
         queued, nothing being written): no task, no queue. False: queue it.
 
-        The ASGI send of a text message runs to its end without suspending unless the
-        server's transport is paused (its write buffer above the high-water mark: a client
-        that does not read); it then suspends before writing anything, and is closed here
-        unsent, and the message goes through the outbox and its writer task."""
+        With a wire (``app.api.wire``) the frame's bytes are written to the transport, unless
+        it is paused. Else the ASGI send of a text message runs to its end without suspending
+        unless the server's transport is paused (its write buffer above the high-water mark: a
+        client that does not read); it then suspends before writing anything, and is closed
+        here unsent. Either way a paused transport's message goes through the outbox and its
+        writer task, whose ASGI send waits for the transport."""
+        wire = self._wire
+        if wire is not None:
+            done = wire.write(frame(message) if framed is None else framed)
+            if done == SENT:
+                return True
+            if done == CLOSED:
+                self._gone()  # the client left, or the socket is closing
+                return True
+            return False
         step = self.websocket.send_text(message)
         try:
             step.send(None)
@@ -522,7 +542,7 @@ async def table_ws(websocket: WebSocket) -> None:
     except NotFoundError as exc:
         await socket.refuse(CLOSE_NOT_FOUND, exc)
         return
-    await websocket.accept()
+    await socket.accept()
     stream = TableStream(socket, service, settings, table_id, actor)
     await socket.serve(lambda: stream.stream(resume))
 
@@ -555,7 +575,7 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
     except ForbiddenError as exc:
         await socket.refuse(CLOSE_FORBIDDEN, exc)
         return
-    await websocket.accept()
+    await socket.accept()
 
     async def forward() -> None:
         while True:  # a fresh subscription after an overflow: notifications are only hints
