@@ -49,7 +49,7 @@ class Budget:
     """How much a search may do: ``playouts`` in all (the work), a wall-time ``cap_ms`` guard,
     and the ``seed`` mixed with what the seat sees to make its samples."""
 
-    playouts: int = 240
+    playouts: int = 400
     cap_ms: float = 150.0
     seed: int = 0
 
