@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     # test machine) and a wall-time cap in ms; both are lowered when decisions queue up.
     bot_search_workers: int = 1
     bot_search_nice: int = 5
-    bot_search_playouts: int = 240
+    bot_search_playouts: int = 400
     bot_search_cap_ms: float = 150.0
     # Once started, take what exists out of garbage collection and make full collections rare
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).

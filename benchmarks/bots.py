@@ -209,6 +209,7 @@ def summarize(
             "decision_ms": {
                 "median": round(statistics.median(ms), 3),
                 "p99": round(_percentile(ms, 0.99), 3),
+                "p999": round(_percentile(ms, 0.999), 3),
                 "max": round(max(ms), 3),
             },
             "wall_ms": {"p999": round(_percentile(wall, 0.999), 3), "max": round(max(wall), 3)},
@@ -295,7 +296,8 @@ def print_pair(out: dict[str, Any]) -> None:
             f"  {name:>8}: {st['points_per_hand']:5.2f} pts/hand, won {st['hands_won_rate']:.1%}"
             f" of hands, knock {st['knock_rate']:.1%} gin {st['gin_rate']:.1%}"
             f" big gin {st['big_gin_rate']:.1%} undercut {st['undercut_rate']:.1%};"
-            f" CPU ms median {ms['median']:.2f} p99 {ms['p99']:.2f} max {ms['max']:.2f};"
+            f" CPU ms median {ms['median']:.2f} p99 {ms['p99']:.2f} p99.9 {ms['p999']:.2f}"
+            f" max {ms['max']:.2f};"
             f" wall ms p99.9 {st['wall_ms']['p999']:.1f};"
             f" searched {st['searched']}, overruling the judgements {st['overruled']},"
             f" cut short {st['cut_short']}, of {st['decisions']} decisions"

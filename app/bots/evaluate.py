@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from app.engine.cards import ALL_CARDS, FULL_DECK_MASK, LANE, POINTS
+from app.engine.cards import ALL_CARDS, FULL_DECK_MASK, LANE, POINTS, SPREAD
 from app.engine.melds import arrange
 
 RANK_COUNT = 13
@@ -84,6 +84,21 @@ def meld_draws(hand: int) -> int:
             pairs |= lanes[i] & lanes[j]
     sets = pairs | pairs << LANE | pairs << 2 * LANE | pairs << 3 * LANE
     return (runs | sets) & FULL_DECK_MASK & ~hand
+
+
+# The ten-point ranks (T, J, Q, K) of every suit.
+_TENS = ((1 << RANK_COUNT) - (1 << 9)) * SPREAD
+
+
+def costliest(mask: int) -> int:
+    """The card of the non-empty ``mask`` with the most points, the highest id among equals:
+    ``max(bits(mask), key=lambda c: (POINTS[c], c))`` without the loop (points grow with the
+    rank up to the ten, and a card's id is its suit lane plus its rank)."""
+    tens = mask & _TENS
+    if tens:
+        return tens.bit_length() - 1
+    ranks = (mask | mask >> LANE | mask >> 2 * LANE | mask >> 3 * LANE) & _RANKS_MASK
+    return (mask & SPREAD << (ranks.bit_length() - 1)).bit_length() - 1
 
 
 def max_points(mask: int) -> int:

@@ -15,9 +15,8 @@ import random
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from app.bots.evaluate import bits
+from app.bots.evaluate import bits, costliest
 from app.bots.knowledge import Knowledge
-from app.engine.cards import POINTS
 from app.engine.melds import arrange
 from app.engine.settlement import settle
 
@@ -45,7 +44,7 @@ def sample_opponent(
     while hand.bit_count() > k.opp_count:
         a = arrange(hand)
         loose = a.deadwood_mask & ~k.opp_known or hand & ~k.opp_known
-        drop = max(bits(loose), key=lambda c: (POINTS[c], c))
+        drop = costliest(loose)
         hand &= ~(1 << drop)
     return hand
 

@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 from app.bots import get_bot
+from app.bots.evaluate import bits, costliest
 from app.bots.levels import HardBot
-from app.bots.search import Budget, Hand, Outcome, Terms, win_chance
+from app.bots.search import Budget, Hand, Outcome, Terms, knock_points, win_chance
 from app.engine import Action, MatchState, apply, parse_card
-from app.engine.cards import code
+from app.engine.cards import POINTS, code
+from app.engine.settlement import settle
 from app.engine.views import seat_view
 from tests.engine.builders import position
 
@@ -143,3 +145,32 @@ def test_in_playouts_the_searching_seat_waits_for_gin_as_hard_does() -> None:
     assert hand.knocks(0, 8, stock=20) and not hand.knocks(0, 11, stock=20)
     assert hand.knocks(1, 5, stock=20)
     assert Hand(10, 2, False).knocks(0, 5, stock=20)
+
+
+def _mask(cards: str) -> int:
+    out = 0
+    for c in cards.split():
+        out |= 1 << int(parse_card(c))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("knocker", "defender"),
+    [
+        ("AC 2C 3C 4D 5D 6D 7H 7S 7C 2H", "KS QS JS 9D 9H 8C 8D TH TC 5S"),  # gin
+        ("AC 2C 3C 4D 5D 6D 7H 7S 7C 9H", "4C 5C 3D 8D 7D KS QS 2S 3H 4S"),  # layoffs, a knock
+        ("AC 2C 3C 4D 5D 6D 7H 7S 7C 9H", "4C 7D 8D JH QH KH 2S 2D AS AH"),  # an undercut
+        ("TC JC QC KC 5D 5H 5S 2H 3S 4S", "9C 8C 5C 6D 7D 2C AS AD 3C 4C"),  # both run ends
+    ],
+)
+def test_a_playout_knock_scores_as_the_engine_settles_it(knocker: str, defender: str) -> None:
+    k, d = _mask(knocker), _mask(defender)
+    terms = Terms(0, (0, 0), 100, 25, 31, 25, 1, "joint")
+    s = settle(k, d, big_gin=False, gin_bonus=25, big_gin_bonus=31, undercut_bonus=25)
+    assert knock_points(k, d, terms) == (s.points if s.knocker_won else -s.points)
+
+
+def test_costliest_is_the_dearest_card_highest_id_among_equals() -> None:
+    for cards in ("2C 3D AS", "TC KD 5S", "JS QC TD 9H", "4C 4D 4H 4S", "KS"):
+        m = _mask(cards)
+        assert costliest(m) == max(bits(m), key=lambda c: (POINTS[c], c))
