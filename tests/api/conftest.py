@@ -24,6 +24,7 @@ import uvicorn
 
 from app.main import create_app
 from app.settings import Settings
+from tests.api.receiver import Receiver
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -158,3 +159,11 @@ def server(database_url: str) -> Iterator[Server]:
 async def client(server: Server) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
         yield http
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A webhook receiver on a loopback port of its own (``tests/api/receiver.py``)."""
+    running = Receiver().start()
+    yield running
+    running.stop()

@@ -58,13 +58,6 @@ async def http(notify_server: Server) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    running = Receiver().start()
-    yield running
-    running.stop()
-
-
 async def hook(http: httpx.AsyncClient, player: Player, url: str) -> str:
     """Register ``url`` as the player's webhook; its secret."""
     r = await http.put("/v1/players/me/webhook", json={"url": url}, headers=player.auth)

@@ -41,13 +41,6 @@ async def http(health_server: Server) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    running = Receiver().start()
-    yield running
-    running.stop()
-
-
 async def settings(http: httpx.AsyncClient, player: Player) -> JSON:
     r = await http.get("/v1/players/me/notifications", headers=player.auth)
     assert r.status_code == 200, r.text
