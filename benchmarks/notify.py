@@ -165,7 +165,11 @@ async def play(
         seat = 0 if hand["phase"] == "over" else int(hand["turn"])
         if seat != 0:
             view = (await call(http, "GET", f"/v1/tables/{table_id}", headers=auth[seat])).json()
-        path, body = choose(view["game"])
+        game = view["game"]
+        if "next_hand" in game["legal"]["actions"]:
+            path, body = "next-hand", None
+        else:
+            path, body = choose(game)
         if think:
             await asyncio.sleep(think * random.uniform(0.5, 1.5))
         r = await call(http, "POST", f"/v1/tables/{table_id}/{path}", json=body, headers=auth[seat])
