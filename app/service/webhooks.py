@@ -7,13 +7,12 @@ retry, so a receiver can drop duplicates), ``webhook-timestamp`` (Unix seconds) 
 with the player's secret, ``whsec_`` + base64), computed by the ``standardwebhooks`` library.
 The body is ``{"type", "timestamp", "data"}`` as the specification suggests.
 
-SSRF guard (``check_target``): the URL must be ``https`` (``http`` only when a setting allows
-it), and its host must resolve only to public addresses: every address it resolves to is
-checked, at registration and again before each request, so a name cannot point at a private,
-loopback, link-local, multicast or reserved address unless a setting allows it (the tests allow
-loopback). The request then goes to the name as resolved again by the client: a DNS answer that
-changes between the check and the connection (rebinding) is not caught; operators who need that
-too should send webhooks through an egress proxy.
+SSRF guard: the URL must be ``https`` (``http`` only when a setting allows it), and its host
+must resolve only to public addresses unless a setting allows private or loopback ones. At
+registration ``check_target`` resolves the host and names the first address refused; on each
+request the client's resolver (``app.service.egress.GuardedResolver``) keeps only the allowed
+addresses and the connection goes to those, so a DNS answer that changes after the check
+(rebinding) cannot lead the request inside the network.
 """
 
 from __future__ import annotations
@@ -27,10 +26,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-import httpx
+import aiohttp
 import orjson
 from standardwebhooks.webhooks import Webhook
 
+from app.service.egress import EndpointRefusedError, GuardedResolver, literal_host
 from app.service.errors import InvalidError
 
 # Webhook secrets: 24 random bytes, written as the specification's ``whsec_`` + base64.
@@ -67,8 +67,9 @@ def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address, targets: Ta
     return False
 
 
-async def check_target(url: str, targets: Targets) -> None:
-    """InvalidError ``webhook_url_refused`` unless ``url`` may be POSTed (module docstring)."""
+def _parse(url: str, targets: Targets) -> tuple[str, int]:
+    """``url``'s host and port: InvalidError ``webhook_url_invalid`` unless it is an absolute
+    URL of an allowed scheme without credentials."""
     if len(url) > 2000:
         raise InvalidError("webhook_url_invalid", "a webhook URL is at most 2000 characters")
     try:
@@ -83,20 +84,27 @@ async def check_target(url: str, targets: Targets) -> None:
         )
     if parts.username or parts.password:
         raise InvalidError("webhook_url_invalid", "a webhook URL carries no credentials")
-    host = parts.hostname
+    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def _refused_error(host: str, address: object) -> InvalidError:
+    return InvalidError(
+        "webhook_url_refused",
+        f"{host!r} resolves to {address}, a private, loopback or link-local address",
+    )
+
+
+async def check_target(url: str, targets: Targets) -> None:
+    """InvalidError ``webhook_url_refused`` unless ``url`` may be POSTed (module docstring)."""
+    host, port = _parse(url, targets)
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(
-            host, port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
-        )
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         raise InvalidError("webhook_url_unresolvable", f"{host!r} does not resolve") from None
     for info in infos:
         address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
         if _refused(address, targets):
-            raise InvalidError(
-                "webhook_url_refused",
-                f"{host!r} resolves to {address}, a private, loopback or link-local address",
-            )
+            raise _refused_error(host, address)
 
 
 def body(kind: str, data: dict[str, object], at: datetime) -> bytes:
@@ -117,31 +125,60 @@ def signed_headers(secret: str, message_id: str, at: datetime, payload: bytes) -
 
 
 class WebhookSender:
-    """POSTs signed notifications with one pooled client; any answer but 2xx, a timeout or a
-    connection error is a ``DeliveryError``."""
+    """POSTs signed notifications with one pooled aiohttp client whose resolver refuses what
+    ``targets`` does not allow; any answer but 2xx, a timeout or a connection error is a
+    ``DeliveryError``."""
 
     def __init__(self, targets: Targets, timeout: float) -> None:
         self.targets = targets
-        # Redirects are not followed: a 3xx could lead anywhere the guard would refuse.
-        self.client = httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False)
+        self.timeout = aiohttp.ClientTimeout(total=timeout)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        # Made on first use, inside the event loop it will run on.
+        if self._session is None:
+            targets = self.targets
+            resolver = GuardedResolver(
+                lambda address: not _refused(ipaddress.ip_address(address.split("%")[0]), targets)
+            )
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(resolver=resolver, limit_per_host=20),
+                timeout=self.timeout,
+                trust_env=False,
+                skip_auto_headers=("User-Agent",),
+            )
+        return self._session
 
     async def post(
         self, url: str, secret: str, message_id: str, kind: str, data: dict[str, object]
     ) -> None:
         try:
-            await check_target(url, self.targets)
+            host, _ = _parse(url, self.targets)
+            literal = literal_host(host)
+            if literal is not None and _refused(literal, self.targets):
+                raise _refused_error(host, literal)  # no resolver is asked about a literal
         except InvalidError as exc:
             raise DeliveryError(exc.code) from None
         now = datetime.now(UTC)
         payload = body(kind, data, now)
+        headers = signed_headers(secret, message_id, now, payload)
         try:
-            response = await self.client.post(
-                url, content=payload, headers=signed_headers(secret, message_id, now, payload)
-            )
-        except httpx.HTTPError as exc:
+            # Redirects are not followed: a 3xx could lead anywhere the guard would refuse.
+            async with self._http().post(
+                url, data=payload, headers=headers, allow_redirects=False
+            ) as response:
+                status = response.status
+                await response.read()
+        except aiohttp.ClientConnectorError as exc:
+            if isinstance(exc.os_error, EndpointRefusedError):
+                raise DeliveryError("webhook_url_refused") from None
             raise DeliveryError(f"{type(exc).__name__}: {exc}"[:300]) from None
-        if not response.is_success:
-            raise DeliveryError(f"HTTP {response.status_code}")
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            raise DeliveryError(f"{type(exc).__name__}: {exc}"[:300]) from None
+        if not 200 <= status < 300:
+            raise DeliveryError(f"HTTP {status}")
 
     async def close(self) -> None:
-        await self.client.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None

@@ -35,7 +35,6 @@ import base64
 import binascii
 import ipaddress
 import logging
-import socket
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -44,7 +43,6 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
-from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -53,6 +51,7 @@ from pywebpush import WebPushException, webpush_async
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.service.commands import Actor
+from app.service.egress import EndpointRefusedError, GuardedResolver
 from app.service.errors import InvalidError, NotFoundError
 from app.settings import Settings
 from app.store import Database
@@ -80,10 +79,6 @@ class PushRetryableError(Exception):
         self.retry_after = retry_after
 
 
-class EndpointRefusedError(OSError):
-    """An endpoint resolves to an address the server does not POST to."""
-
-
 def b64url_decode(value: str) -> bytes:
     """Base64url with or without its padding (binascii.Error when it is not)."""
     return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
@@ -99,25 +94,6 @@ def public_address(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return ip.is_global and not ip.is_multicast
-
-
-class PublicResolver(AbstractResolver):
-    """aiohttp's resolver, keeping only public addresses (``EndpointRefusedError`` if none)."""
-
-    def __init__(self) -> None:
-        self._resolver = DefaultResolver()
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        found = await self._resolver.resolve(host, port, family)
-        kept = [r for r in found if public_address(r["host"])]
-        if not kept:
-            raise EndpointRefusedError(f"{host} resolves to no public address")
-        return kept
-
-    async def close(self) -> None:
-        await self._resolver.close()
 
 
 def load_vapid(private_key: str) -> Vapid:
@@ -205,7 +181,7 @@ class WebPushChannel:
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None:
-            resolver = DefaultResolver() if self.allow_private else PublicResolver()
+            resolver = DefaultResolver() if self.allow_private else GuardedResolver(public_address)
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(resolver=resolver, limit_per_host=20)
             )
@@ -231,7 +207,7 @@ class WebPushChannel:
         try:
             literal = ipaddress.ip_address(host)
         except ValueError:
-            return  # a name: its addresses are checked on every connection (PublicResolver)
+            return  # a name: its addresses are checked on every connection (GuardedResolver)
         if not public_address(str(literal)):
             raise _invalid("endpoint must not be a private, loopback or link-local address")
 

@@ -1,0 +1,86 @@
+"""The webhook sender's address guard at delivery time, against a real receiver on loopback:
+a name that resolves to a refused address is not connected to (the resolver keeps only the
+allowed addresses, so the connection goes where the check looked), an IP literal is checked
+too, and an allowed target gets the signed request."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from app.service.webhooks import DeliveryError, Targets, WebhookSender
+
+SECRET = "whsec_" + "A" * 32
+
+
+class Receiver:
+    """A plain HTTP server on loopback that answers 204 and keeps each request's head."""
+
+    def __init__(self) -> None:
+        self.heads: list[bytes] = []
+        self.port = 0
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            (
+                int(line.split(b":")[1])
+                for line in head.lower().split(b"\r\n")
+                if line.startswith(b"content-length:")
+            ),
+            0,
+        )
+        await reader.readexactly(length)
+        self.heads.append(head)
+        writer.write(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    found = Receiver()
+    server = await asyncio.start_server(found._serve, "127.0.0.1", 0)
+    found.port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield found
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1"])
+async def test_a_loopback_target_is_refused_when_loopback_is_not_allowed(
+    receiver: Receiver, host: str
+) -> None:
+    sender = WebhookSender(Targets(allow_http=True), timeout=5)
+    try:
+        with pytest.raises(DeliveryError, match=r"^webhook_url_refused$"):
+            await sender.post(f"http://{host}:{receiver.port}/hook", SECRET, "msg_1", "ping", {})
+    finally:
+        await sender.close()
+    assert receiver.heads == []
+
+
+async def test_an_allowed_target_gets_the_signed_request(receiver: Receiver) -> None:
+    sender = WebhookSender(Targets(allow_http=True, allow_loopback=True), timeout=5)
+    try:
+        await sender.post(f"http://localhost:{receiver.port}/hook", SECRET, "msg_2", "ping", {})
+        await sender.post(f"http://127.0.0.1:{receiver.port}/hook", SECRET, "msg_3", "ping", {})
+    finally:
+        await sender.close()
+    assert len(receiver.heads) == 2
+    for head, message_id in zip(receiver.heads, ["msg_2", "msg_3"], strict=True):
+        assert head.startswith(b"POST /hook HTTP/1.1\r\n")
+        lines = head.lower().split(b"\r\n")
+        assert f"webhook-id: {message_id}".encode() in lines
+        assert any(line.startswith(b"webhook-signature: v1,") for line in lines)
+
+
+async def test_plain_http_is_refused_unless_allowed(receiver: Receiver) -> None:
+    sender = WebhookSender(Targets(allow_loopback=True), timeout=5)
+    try:
+        with pytest.raises(DeliveryError, match=r"^webhook_url_invalid$"):
+            await sender.post(f"http://127.0.0.1:{receiver.port}/hook", SECRET, "msg_4", "ping", {})
+    finally:
+        await sender.close()
+    assert receiver.heads == []
