@@ -40,13 +40,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import Connection, Row
 
 from app.service.errors import ConflictError, InvalidError
 from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
 from app.store import Database
 from app.store import outbox as store
-from app.store.models import NotificationSettings, OutboxRow, utcnow
+from app.store.models import NotificationSettings, utcnow
 from app.store.repo import Change, Loaded
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,8 @@ class Recipient:
     webhook_failing: bool = False  # failing since, or turned off: a success is news
 
     @staticmethod
-    def of(row: NotificationSettings) -> Recipient:
+    def of(row: NotificationSettings | Row[Any]) -> Recipient:
+        """From the ORM row or a Core row of ``notification_settings`` (the claim's)."""
         return Recipient(
             row.player_id,
             row.reminders,
@@ -229,8 +230,7 @@ class Dispatcher:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(Exception):
-            async with self.db.write() as session:
-                await store.release_all(session, self.owner)
+            await self.db.transact(lambda conn: store.release_all(conn, self.owner))
 
     async def _scan(self) -> None:
         while True:
@@ -261,56 +261,69 @@ class Dispatcher:
     async def _serve_once(self, player_id: str) -> bool:
         """Deliver what is due for the player under their lease; True if more may be due.
 
-        Two write transactions per batch: the claim (with the read of the rows), then every
-        row's outcome with the release. A crash between a send and that second one sends the
-        row again (at least once)."""
+        Two write transactions per batch, Core statements only: the claim (returning the
+        player's settings) with the read of the rows, then every row's outcome with the
+        release. A crash between a send and that second one sends the row again (at least
+        once). A webhook's health (failing since, turned off, on again) is recorded only when
+        it changes, in a transaction of its own before the release."""
         now = utcnow()
-        async with self.db.write() as session:
-            if not await store.claim_player(session, player_id, self.owner, now, now + self.lease):
-                return False
-            settings = await store.settings_of(session, player_id)
-            rows = await store.pending_of(session, player_id, BATCH)
+
+        def claim(conn: Connection) -> tuple[Recipient, list[Any]] | None:
+            settings = store.claim_player(conn, player_id, self.owner, now, now + self.lease)
+            if settings is None:
+                return None
+            return Recipient.of(settings), store.pending_of(conn, player_id, BATCH)
+
+        claimed = await self.db.transact(claim)
+        if claimed is None:
+            return False
+        recipient, rows = claimed
         outcomes: list[Outcome] = []
         hold: datetime | None = None
         try:
-            if settings is not None:
-                hold = await self._deliver_rows(Recipient.of(settings), rows, outcomes)
+            hold = await self._deliver_rows(recipient, rows, outcomes)
         finally:
             tried = [o for o in outcomes if o.webhook is not None]
-            news = settings is not None and Recipient.of(settings).webhook_failing
-            if tried and tried[-1].webhook and not news:
-                tried = []  # healthy and still so: nothing to record
-            async with self.db.write() as session:
+            if tried and (recipient.webhook_failing or not tried[-1].webhook):
+                await self._webhook_health(player_id, tried[-1])
+
+            def record(conn: Connection) -> None:
                 for outcome in outcomes:
-                    await outcome.write(session, self.owner, player_id)
+                    outcome.write(conn, self.owner, player_id)
                 if any(o.digest_sent for o in outcomes):
-                    row = await store.settings_of(session, player_id)
-                    if row is not None:
-                        row.last_digest_at = now
-                if tried and await store.webhook_outcome(
-                    session,
-                    player_id,
-                    ok=bool(tried[-1].webhook),
-                    error=tried[-1].error,
-                    now=utcnow(),
-                    disable_after=self.disable_after,
-                ):
-                    log.warning("webhook of %s turned off: failing since long", player_id)
-                await store.release_player(session, player_id, self.owner, hold)
+                    store.digest_sent(conn, player_id, now)
+                store.release_player(conn, player_id, self.owner, hold)
+
+            await self.db.transact(record)
         return hold is None and len(rows) == BATCH
 
+    async def _webhook_health(self, player_id: str, tried: Outcome) -> None:
+        """Record how the player's webhook went when that is news: a failure, or a success
+        after failures (``outbox.webhook_outcome``)."""
+        async with self.db.write() as session:
+            if await store.webhook_outcome(
+                session,
+                player_id,
+                ok=bool(tried.webhook),
+                error=tried.error,
+                now=utcnow(),
+                disable_after=self.disable_after,
+            ):
+                log.warning("webhook of %s turned off: failing since long", player_id)
+
     async def _deliver_rows(
-        self, recipient: Recipient, rows: list[OutboxRow], outcomes: list[Outcome]
+        self, recipient: Recipient, rows: list[Row[Any]], outcomes: list[Outcome]
     ) -> datetime | None:
         """Send the due rows in order, adding each one's outcome to ``outcomes``; the time to
         try again if one must wait for a retry."""
-        digest: list[OutboxRow] = []
+        digest: list[Row[Any]] = []
         started = time.monotonic()
         for row in rows:
             now = utcnow()
             if row.next_at > now:
                 if row.attempts > 0:
-                    return row.next_at  # a retry not yet due: everything after waits
+                    due: datetime = row.next_at
+                    return due  # a retry not yet due: everything after waits
                 continue  # scheduled for later (a digest, a time_running_out): no wait
             if row.kind == "your_turn" and recipient.reminders == "digest":
                 digest.append(row)
@@ -340,7 +353,7 @@ class Dispatcher:
             return outcome.next_at
         return None
 
-    async def _stale(self, row: OutboxRow) -> bool:
+    async def _stale(self, row: Row[Any]) -> bool:
         """Whether a ``time_running_out`` no longer holds: the turn's deadline has moved."""
         if row.table_id is None:
             return True
@@ -351,7 +364,7 @@ class Dispatcher:
     async def _send(
         self,
         recipient: Recipient,
-        rows: list[OutboxRow],
+        rows: list[Row[Any]],
         kind: str,
         data: dict[str, Any],
         message_id: str,
@@ -415,13 +428,13 @@ class Outcome:
     digest_sent: bool = False
     webhook: bool | None = None  # the webhook's try: succeeded, failed, or not tried
 
-    async def write(self, session: AsyncSession, owner: str, player_id: str) -> None:
+    def write(self, conn: Connection, owner: str, player_id: str) -> None:
         """Record it, pinned to ``owner``'s lease of the player (``outbox.finish``)."""
         if self.postpone is not None:
-            await store.postpone(session, self.ids, self.postpone)
+            store.postpone(conn, self.ids, self.postpone)
         elif self.next_at is not None:
-            await store.retry_later(
-                session,
+            store.retry_later(
+                conn,
                 self.ids[0],
                 owner,
                 player_id,
@@ -430,8 +443,8 @@ class Outcome:
                 error=self.error or "",
             )
         elif self.status is not None:
-            await store.finish(
-                session,
+            store.finish(
+                conn,
                 self.ids,
                 owner,
                 player_id,

@@ -278,13 +278,13 @@ async def due_players(
     return list((await session.execute(query)).scalars().all())
 
 
-async def claim_player(
-    session: AsyncSession, player_id: str, owner: str, now: datetime, until: datetime
-) -> bool:
+def claim_player(
+    conn: Connection, player_id: str, owner: str, now: datetime, until: datetime
+) -> Any:
     """Take or renew the lease of the player's notifications for ``owner`` unless another
     process holds it or it is held back until a retry (one conditional UPDATE, as
-    ``repo.claim_bot_seat``)."""
-    result = await session.execute(
+    ``repo.claim_bot_seat``): the player's settings row as it now is, or None."""
+    return conn.execute(
         update(SETTINGS)
         .where(
             SETTINGS.c.player_id == player_id,
@@ -295,43 +295,43 @@ async def claim_player(
             ),
         )
         .values(lease_owner=owner, lease_until=until)
-    )
-    return bool(getattr(result, "rowcount", 0) == 1)
+        .returning(*SETTINGS.c)
+    ).one_or_none()
 
 
-async def release_player(
-    session: AsyncSession, player_id: str, owner: str, hold_until: datetime | None
+def release_player(
+    conn: Connection, player_id: str, owner: str, hold_until: datetime | None
 ) -> None:
     """Give up ``owner``'s lease; with ``hold_until``, no process takes the player before then
     (their oldest notification waits for its retry, and the later ones keep their order)."""
-    await session.execute(
+    conn.execute(
         update(SETTINGS)
         .where(SETTINGS.c.player_id == player_id, SETTINGS.c.lease_owner == owner)
         .values(lease_owner=None if hold_until is None else "retry", lease_until=hold_until)
     )
 
 
-async def release_all(session: AsyncSession, owner: str) -> None:
-    await session.execute(
+def release_all(conn: Connection, owner: str) -> None:
+    conn.execute(
         update(SETTINGS)
         .where(SETTINGS.c.lease_owner == owner)
         .values(lease_owner=None, lease_until=None)
     )
 
 
-async def pending_of(session: AsyncSession, player_id: str, limit: int) -> list[OutboxRow]:
-    """The player's pending notifications, oldest first."""
+def pending_of(conn: Connection, player_id: str, limit: int) -> list[sa.Row[Any]]:
+    """The player's pending notifications (rows of ``outbox``), oldest first."""
     query = (
-        select(OutboxRow)
-        .where(OutboxRow.player_id == player_id, OutboxRow.status == "pending")
-        .order_by(OutboxRow.id)
+        select(OUTBOX)
+        .where(OUTBOX.c.player_id == player_id, OUTBOX.c.status == "pending")
+        .order_by(OUTBOX.c.id)
         .limit(limit)
     )
-    return list((await session.execute(query)).scalars().all())
+    return list(conn.execute(query).all())
 
 
-async def finish(
-    session: AsyncSession,
+def finish(
+    conn: Connection,
     row_ids: list[int],
     owner: str,
     player_id: str,
@@ -346,16 +346,16 @@ async def finish(
     values: dict[str, Any] = {"status": status, "finished_at": now, "last_error": error}
     if channels_done is not None:
         values["channels_done"] = channels_done
-    result = await session.execute(
+    result = conn.execute(
         update(OUTBOX)
         .where(OUTBOX.c.id.in_(row_ids), OUTBOX.c.status == "pending", _leased(player_id, owner))
         .values(**values)
     )
-    return bool(getattr(result, "rowcount", 0) >= 1)
+    return result.rowcount >= 1
 
 
-async def retry_later(
-    session: AsyncSession,
+def retry_later(
+    conn: Connection,
     row_id: int,
     owner: str,
     player_id: str,
@@ -365,7 +365,7 @@ async def retry_later(
     error: str,
 ) -> None:
     """Count a failed attempt; try again at ``next_at`` (pinned to the lease as ``finish``)."""
-    await session.execute(
+    conn.execute(
         update(OUTBOX)
         .where(OUTBOX.c.id == row_id, OUTBOX.c.status == "pending", _leased(player_id, owner))
         .values(
@@ -377,9 +377,16 @@ async def retry_later(
     )
 
 
-async def postpone(session: AsyncSession, row_ids: list[int], next_at: datetime) -> None:
+def postpone(conn: Connection, row_ids: list[int], next_at: datetime) -> None:
     """Hold rows until ``next_at`` (a digest player's your_turn notes until their digest)."""
-    await session.execute(update(OUTBOX).where(OUTBOX.c.id.in_(row_ids)).values(next_at=next_at))
+    conn.execute(update(OUTBOX).where(OUTBOX.c.id.in_(row_ids)).values(next_at=next_at))
+
+
+def digest_sent(conn: Connection, player_id: str, now: datetime) -> None:
+    """The player's digest went out at ``now``: the next one waits ``digest_hours``."""
+    conn.execute(
+        update(SETTINGS).where(SETTINGS.c.player_id == player_id).values(last_digest_at=now)
+    )
 
 
 def _leased(player_id: str, owner: str) -> sa.ColumnElement[bool]:
