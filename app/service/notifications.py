@@ -261,10 +261,11 @@ class Dispatcher:
     async def _serve_once(self, player_id: str) -> bool:
         """Deliver what is due for the player under their lease; True if more may be due.
 
-        Two write transactions per batch, Core statements only: the claim (returning the
-        player's settings) with the read of the rows, then every row's outcome with the
-        release. A crash between a send and that second one sends the row again (at least
-        once). A webhook's health (failing since, turned off, on again) is recorded only when
+        Core statements only, each standing alone (``Database.each``: no transaction around
+        them on PostgreSQL): the claim (returning the player's settings), the read of the rows,
+        after the sends every row's outcome (each pinned to the lease), then the release. A
+        crash between a send and its outcome sends the row again (at least once); one before
+        the release leaves the lease to expire. A webhook's health (failing since, turned off, on again) is recorded only when
         it changes, in a transaction of its own before the release."""
         now = utcnow()
 
@@ -274,7 +275,7 @@ class Dispatcher:
                 return None
             return Recipient.of(settings), store.pending_of(conn, player_id, BATCH)
 
-        claimed = await self.db.transact(claim)
+        claimed = await self.db.each(claim)
         if claimed is None:
             return False
         recipient, rows = claimed
@@ -294,7 +295,7 @@ class Dispatcher:
                     store.digest_sent(conn, player_id, now)
                 store.release_player(conn, player_id, self.owner, hold)
 
-            await self.db.transact(record)
+            await self.db.each(record)
         return hold is None and len(rows) == BATCH
 
     async def _webhook_health(self, player_id: str, tried: Outcome) -> None:

@@ -182,6 +182,16 @@ class Database:
         async with self._write_gate:
             return await self._writer.run(work)
 
+    async def each(self, work: Callable[[Connection], T]) -> T:
+        """``work(connection)`` for work whose statements each stand alone (a conditional
+        UPDATE pinned to a lease, say): on PostgreSQL each commits on its own (autocommit, no
+        BEGIN and COMMIT round trips); on SQLite it is one ``transact``, which costs no round
+        trip there. An exception leaves the statements before it committed."""
+        if self._writer is not None:
+            return await self.transact(work)
+        async with self._scans.connect() as conn:
+            return await conn.run_sync(work)
+
     async def fetchrow_driver(self, statement: str, *args: Any) -> Any:
         """PostgreSQL: one statement straight on the driver (asyncpg), outside a transaction.
 
