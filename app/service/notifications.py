@@ -265,8 +265,9 @@ class Dispatcher:
         them on PostgreSQL): the claim (returning the player's settings), the read of the rows,
         after the sends every row's outcome (each pinned to the lease), then the release. A
         crash between a send and its outcome sends the row again (at least once); one before
-        the release leaves the lease to expire. A webhook's health (failing since, turned off, on again) is recorded only when
-        it changes, in a transaction of its own before the release."""
+        the release leaves the lease to expire. A webhook's health (failing since, turned off,
+        on again) is recorded only when it changes, in a transaction of its own before the
+        release."""
         now = utcnow()
 
         def claim(conn: Connection) -> tuple[Recipient, list[Any]] | None:
