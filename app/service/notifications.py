@@ -10,9 +10,11 @@ between a send and its mark sends again after the lease expires (the ``webhook-i
 on every try, so a receiver drops the duplicate); a notification is never lost (it is in the
 database from the move's own commit until it is marked).
 
-How work is found: the pipeline wakes this process's dispatcher after a commit that wrote
-notes (``TableService.on_notes``), and each process scans for due rows every
-``notify_scan_interval`` seconds (a restart, another process's commit, a retry coming due).
+How work is found: after a commit that wrote notes the pipeline hands this process's
+dispatcher the players they are due to now (``TableService.on_notes``), which it serves at once
+without a scan (a player whose round is under way is served again after it); and each process
+scans for due rows every ``notify_scan_interval`` seconds (a restart, another process's commit,
+a retry or a scheduled note coming due).
 
 Order and retries: a player's rows go out oldest first. A row that fails on a channel (any
 answer but 2xx, a timeout, a refused connection) is tried again after ``notify_backoff_base``
@@ -36,6 +38,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -198,6 +201,7 @@ class Dispatcher:
         self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
         self._slots = asyncio.Semaphore(concurrency)
         self._players: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()  # players to serve again once their round ends
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         # Counts, for the benchmark and the logs.
@@ -220,9 +224,21 @@ class Dispatcher:
             if count < PURGE_BATCH:
                 return purged
 
-    def wake(self) -> None:
-        """Look for due notifications now (a commit here just wrote some)."""
-        self._wake.set()
+    def wake(self, player_ids: Collection[str] = ()) -> None:
+        """Deliver now: to ``player_ids`` (a commit here just wrote them due notifications: no
+        scan needed), or, without any, whatever a scan finds due."""
+        if not player_ids:
+            self._wake.set()
+        for player_id in player_ids:
+            self._serve_soon(player_id)
+
+    def _serve_soon(self, player_id: str) -> None:
+        """Serve the player now, or again after the round under way (which may have read
+        their rows before the commit that wakes it)."""
+        if player_id in self._players:
+            self._again.add(player_id)
+        else:
+            self._players[player_id] = asyncio.create_task(self._serve(player_id))
 
     async def stop(self) -> None:
         tasks = [t for t in [self._loop, *self._players.values()] if t is not None]
@@ -245,18 +261,20 @@ class Dispatcher:
                 log.exception("notification scan failed")
                 continue
             for player_id in due:
-                if player_id not in self._players:
-                    self._players[player_id] = asyncio.create_task(self._serve(player_id))
+                self._serve_soon(player_id)
 
     async def _serve(self, player_id: str) -> None:
         try:
             async with self._slots:
                 if await self._serve_once(player_id):
-                    self.wake()  # more than a batch: look again at once
+                    self._again.add(player_id)  # more than a batch: again at once
         except Exception:
             log.exception("notifications of player %s failed", player_id)
         finally:
             self._players.pop(player_id, None)
+            if player_id in self._again:
+                self._again.discard(player_id)
+                self._serve_soon(player_id)
 
     async def _serve_once(self, player_id: str) -> bool:
         """Deliver what is due for the player under their lease; True if more may be due.

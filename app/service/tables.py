@@ -129,9 +129,10 @@ class TableService:
         # process committed it since (``Sent``, decoded when used; see ``_decide``).
         self._tables: LRU[str, Loaded | Sent] = LRU(TABLE_CACHE)
         hub.on_remote(self._moved_elsewhere)
-        # Called after a commit that wrote notifications to the outbox (the dispatcher's wake),
+        # Called after a commit that wrote notifications to the outbox (the dispatcher's wake)
+        # with the players they are due to now, or with none when which ones is not known,
         # and the fraction of a turn's time left when ``time_running_out`` is due (0: never).
-        self.on_notes: Callable[[], None] | None = None
+        self.on_notes: Callable[[list[str]], None] | None = None
         self.warn_at = 0.0
 
     # Players.
@@ -390,7 +391,7 @@ class TableService:
                 live = [_live(n) for n in change.notes if n.not_before is None]
                 self.hub.deliver(committed.stored, live, committed)
                 if committed.notes_written and self.on_notes is not None:
-                    self.on_notes()
+                    self.on_notes(_due_to(change.notes, committed.notes_written))
                 return Result(200, self._response(committed, actor) if saved is None else saved)
 
     async def _decide(
@@ -577,6 +578,14 @@ def _decide_on(
     if warning is not None:
         change.notes.append(warning)
     return change
+
+
+def _due_to(notes: list[Note], written: int) -> list[str]:
+    """The players a commit's notes are due to now, when every note was written (a player
+    without a channel gets none, so then which ones is not known: [] asks for a scan)."""
+    if written != len(notes):
+        return []
+    return list(dict.fromkeys(n.player_id for n in notes if n.not_before is None))
 
 
 def _live(note: Note) -> Notification:

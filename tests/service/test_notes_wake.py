@@ -1,5 +1,6 @@
 """The notification dispatcher is woken by a commit that wrote outbox rows, and only then
-(``Committed.notes_written``): a move's notes for players without a channel write nothing.
+(``Committed.notes_written``), with the players they are due to: a move's notes for players
+without a channel write nothing.
 On SQLite (the transaction's path) and PostgreSQL (the plain move's one statement)."""
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ async def test_only_a_commit_that_wrote_notes_wakes_the_dispatcher(database_url:
     try:
         await run_migrations(db)
         service = TableService(db, Hub(), RateLimits.from_settings(Settings(redis_url=None)))
-        woken: list[int] = []
-        service.on_notes = lambda: woken.append(1)
+        woken: list[list[str]] = []
+        service.on_notes = woken.append
         ada, _ = await service.create_player("Ada")
         bo, _ = await service.create_player("Bo")
         created = await service.create_table(ada, "standard", {})
@@ -62,6 +63,8 @@ async def test_only_a_commit_that_wrote_notes_wakes_the_dispatcher(database_url:
             async with db.write() as session:
                 await outbox.set_push_channel(session, player.player_id, True)
         await _move(service, table_id, players)  # now its your_turn is written: a wake
-        assert woken == [1]
+        view = await service.table_view(table_id, players[0])
+        # ... naming the player it is due to, whom the dispatcher then serves without a scan.
+        assert woken == [[players[view["game"]["hand"]["turn"]].player_id]]
     finally:
         await db.close()
