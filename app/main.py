@@ -248,6 +248,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Play Gin Rummy over HTTP: every move goes through one command pipeline; "
         "each caller sees only what the rules let them see.",
         lifespan=lifespan,
+        # FastAPI's native OpenTelemetry looks up the global providers on every request; this
+        # server's metrics and logs are its own (app/metrics.py, app/logs.py).
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.frames = Frames()  # table messages rendered once per audience (app/api/frames.py)
