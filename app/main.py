@@ -22,13 +22,11 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 
 from app.api import errors
-from app.api.access import AccessMiddleware
 from app.api.frames import Frames
-from app.api.ratelimit import RateLimitMiddleware
+from app.api.gateway import Gateway
 from app.api.request_body import BodyLimit
 from app.api.routes import (
     health,
@@ -250,26 +248,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Play Gin Rummy over HTTP: every move goes through one command pipeline; "
         "each caller sees only what the rules let them see.",
         lifespan=lifespan,
+        # FastAPI's native OpenTelemetry looks up the global providers on every request; this
+        # server's metrics and logs are its own (app/metrics.py, app/logs.py).
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.frames = Frames()  # table messages rendered once per audience (app/api/frames.py)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
-    # Outermost last: every request, refused or not, gets its id, its metrics and its line.
-    app.add_middleware(RateLimitMiddleware)
-    # Inside the access log (a preflight gets its line) and outside the rate limits.
-    app.add_middleware(
-        CORSMiddleware,
-        allow_origins=settings.origins(),
-        allow_methods=["GET", "POST", "PUT", "DELETE"],
-        allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
-        expose_headers=["X-Request-ID", "Idempotency-Replayed", "Retry-After"],
-        max_age=600,
-    )
-    app.add_middleware(AccessMiddleware)
+    # Outermost: every request, refused or not, gets its id, its metrics and its line, then
+    # CORS, then the rate limits; a plain move is answered there (app/api/gateway.py).
+    cors = {
+        "allow_origins": settings.origins(),
+        "allow_methods": ["GET", "POST", "PUT", "DELETE"],
+        "allow_headers": ["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
+        "expose_headers": ["X-Request-ID", "Idempotency-Replayed", "Retry-After"],
+        "max_age": 600,
+    }
+    app.add_middleware(Gateway, cors=cors, moves=moves.MoveLane(settings.max_body_bytes))
     # Moves first: routes are matched in order, and moves are most of the traffic.
     for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
         app.include_router(module.router)
-    moves.install_direct(app)  # the move routes' common case, before FastAPI's machinery
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

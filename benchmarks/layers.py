@@ -54,7 +54,7 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
         "fan-out (hub, Redis bus, table and player sockets)",
         re.compile(
             r"app/service/hub\.py|app/service/bus\.py|app/api/routes/live\.py"
-            r"|websockets/|protocols/websockets"
+            r"|app/api/audiences\.py|app/api/wire\.py|websockets/|protocols/websockets"
         ),
     ),
     ("bot runner", re.compile(r"app/service/bots\.py|app/bots/")),

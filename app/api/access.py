@@ -1,4 +1,4 @@
-"""The access log and the request metrics: an ASGI middleware around every request and socket.
+"""The access log and the request metrics of every request and socket (``app.api.gateway``).
 
 Per HTTP request: a request id (the client's ``X-Request-ID`` when it is a sane one, else a
 new one; returned in the response's ``X-Request-ID``), ``ginrummy_http_requests_total`` and
@@ -36,6 +36,7 @@ from app.metrics import (
 )
 
 REQUEST_ID = b"x-request-id"
+VARY_ORIGIN = (b"vary", b"Origin")
 # A client's request id is kept when it is this plain; anything else gets a fresh one.
 _SANE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 # The route label of a request no route matched (so a scan cannot grow the label set).
@@ -108,114 +109,108 @@ def _http_metrics(method: str, route: str, status: int) -> tuple[Counter, Histog
     return HTTP_REQUESTS.labels(method, route, str(status)), HTTP_LATENCY.labels(method, route)
 
 
-class AccessMiddleware:
-    """Request ids, request metrics and one log line per request or WebSocket session."""
+async def http(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, vary: bool = False
+) -> None:
+    """Serve an HTTP request by ``app`` with its id, metrics and line (``vary``: the response
+    says ``Vary: Origin``, as CORS says it when the request has no ``Origin``)."""
+    rid = request_id(scope)
+    added = [(REQUEST_ID, rid.encode())]
+    if vary:
+        added.append(VARY_ORIGIN)
+    status = 500  # unless a response starts: an exception escaped to the server's handler
+    started = time.perf_counter()
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    async def send_with_id(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            message["headers"] = [*message.get("headers", ()), *added]
+        await send(message)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            await self._http(scope, receive, send)
-        elif scope["type"] == "websocket":
-            await self._websocket(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
+    with request_fields(request_id=rid) as fields:
+        try:
+            await app(scope, receive, send_with_id)
+        finally:
+            duration = time.perf_counter() - started
+            method: str = scope["method"]
+            route = route_of(scope)
+            count, latency = _http_metrics(method, route, status)
+            count.inc()
+            latency.observe(duration)
+            _table_fields(scope, fields)
+            ACCESS.info(
+                "request",
+                method=method,
+                route=route,
+                path=logged_path(scope),
+                status=status,
+                duration_ms=round(duration * 1000, 2),
+                client=_client(scope),
+            )
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        rid = request_id(scope)
-        header = (REQUEST_ID, rid.encode())
-        status = 500  # unless a response starts: an exception escaped to the server's handler
-        started = time.perf_counter()
 
-        async def send_with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message["headers"] = [*message.get("headers", ()), header]
+async def websocket(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    """Serve a WebSocket session by ``app`` with its id, counts, gauge and line."""
+    rid = request_id(scope)
+    header = (REQUEST_ID, rid.encode())
+    started = time.perf_counter()
+    counts = {"in": 0, "out": 0}
+    code: int | None = None
+    route: str | None = None
+    counters: dict[str, Counter] = {}
+
+    def count(direction: str) -> None:
+        counts[direction] += 1
+        if route is not None:
+            counters[direction].inc()
+
+    async def counting_receive() -> Message:
+        nonlocal code
+        message = await receive()
+        if message["type"] == "websocket.receive":
+            count("in")
+        elif message["type"] == "websocket.disconnect" and code is None:
+            code = message.get("code", CLOSED_ABNORMALLY)
+        return message
+
+    async def counting_send(message: Message) -> None:
+        nonlocal code, route
+        kind = message["type"]
+        if kind == "websocket.send":
+            count("out")
+        elif kind == "websocket.accept":
+            message = {**message, "headers": [*message.get("headers", ()), header]}
             await send(message)
+            route = route_of(scope)
+            counters.update((d, WEBSOCKET_MESSAGES.labels(route, d)) for d in ("in", "out"))
+            WEBSOCKETS_OPEN.labels(route).inc()
+            # Shared frames go straight to the transport where it is safe (app.api.wire).
+            wire = Wire.of(send, functools.partial(count, "out"))
+            if wire is not None:
+                scope.setdefault("extensions", {})[WIRE] = wire
+            return
+        elif kind == "websocket.close" and code is None:
+            code = message.get("code", 1000)
+        await send(message)
 
-        with request_fields(request_id=rid) as fields:
-            try:
-                await self.app(scope, receive, send_with_id)
-            finally:
-                duration = time.perf_counter() - started
-                method: str = scope["method"]
-                route = route_of(scope)
-                count, latency = _http_metrics(method, route, status)
-                count.inc()
-                latency.observe(duration)
-                _table_fields(scope, fields)
-                ACCESS.info(
-                    "request",
-                    method=method,
-                    route=route,
-                    path=logged_path(scope),
-                    status=status,
-                    duration_ms=round(duration * 1000, 2),
-                    client=_client(scope),
-                )
-
-    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        rid = request_id(scope)
-        header = (REQUEST_ID, rid.encode())
-        started = time.perf_counter()
-        counts = {"in": 0, "out": 0}
-        code: int | None = None
-        route: str | None = None
-        counters: dict[str, Counter] = {}
-
-        def count(direction: str) -> None:
-            counts[direction] += 1
+    with request_fields(request_id=rid) as fields:
+        try:
+            await app(scope, counting_receive, counting_send)
+        finally:
             if route is not None:
-                counters[direction].inc()
-
-        async def counting_receive() -> Message:
-            nonlocal code
-            message = await receive()
-            if message["type"] == "websocket.receive":
-                count("in")
-            elif message["type"] == "websocket.disconnect" and code is None:
-                code = message.get("code", CLOSED_ABNORMALLY)
-            return message
-
-        async def counting_send(message: Message) -> None:
-            nonlocal code, route
-            kind = message["type"]
-            if kind == "websocket.send":
-                count("out")
-            elif kind == "websocket.accept":
-                message = {**message, "headers": [*message.get("headers", ()), header]}
-                await send(message)
-                route = route_of(scope)
-                counters.update((d, WEBSOCKET_MESSAGES.labels(route, d)) for d in ("in", "out"))
-                WEBSOCKETS_OPEN.labels(route).inc()
-                # Shared frames go straight to the transport where it is safe (app.api.wire).
-                wire = Wire.of(send, functools.partial(count, "out"))
-                if wire is not None:
-                    scope.setdefault("extensions", {})[WIRE] = wire
-                return
-            elif kind == "websocket.close" and code is None:
-                code = message.get("code", 1000)
-            await send(message)
-
-        with request_fields(request_id=rid) as fields:
-            try:
-                await self.app(scope, counting_receive, counting_send)
-            finally:
-                if route is not None:
-                    WEBSOCKETS_OPEN.labels(route).dec()
-                closed = CLOSED_ABNORMALLY if code is None else code
-                WEBSOCKET_SESSIONS.labels(route or route_of(scope), str(closed)).inc()
-                _table_fields(scope, fields)
-                ACCESS.info(
-                    "websocket",
-                    route=route or route_of(scope),
-                    path=logged_path(scope),
-                    accepted=route is not None,
-                    close_code=closed,
-                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                    messages_in=counts["in"],
-                    messages_out=counts["out"],
-                    client=_client(scope),
-                )
+                WEBSOCKETS_OPEN.labels(route).dec()
+            closed = CLOSED_ABNORMALLY if code is None else code
+            WEBSOCKET_SESSIONS.labels(route or route_of(scope), str(closed)).inc()
+            _table_fields(scope, fields)
+            ACCESS.info(
+                "websocket",
+                route=route or route_of(scope),
+                path=logged_path(scope),
+                accepted=route is not None,
+                close_code=closed,
+                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                messages_in=counts["in"],
+                messages_out=counts["out"],
+                client=_client(scope),
+            )

@@ -14,10 +14,10 @@ The guarantees of the stream stay per socket (``Member``): the first message is 
 (or its catch-up), then every seq exactly once and in order. A member joins the feed *before*
 its catch-up reads the store, so the events committed meanwhile wait in its ``pending`` list;
 ``Member.go_live`` sends them after the catch-up and only then the member takes frames straight
-from the feed. The feed also sends the heartbeat of a quiet table (one timer per table, not per
-socket), reads the log while the bus is degraded or after it reconnected, and when it falls too
-far behind (its subscription overflowed, or a gap larger than ``ws_resume_limit``) loads the
-table once and sends each member a fresh ``view``.
+from the feed. One timer per process (``Feeds``) sends the heartbeat of each quiet table and
+wakes a feed's task to read the log while the bus is degraded or after it reconnected. A feed
+that falls too far behind (its subscription overflowed, or a gap larger than
+``ws_resume_limit``) loads the table once and sends each member a fresh ``view``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from app.store.repo import Loaded, StoredEvent
 
 log = logging.getLogger(__name__)
 
-# The longest the feed waits before it looks at the bus's health again (seconds).
+# How often the process's feed timer looks at the bus's health and the quiet tables (seconds;
+# ``hub.POLL_INTERVAL`` while the bus is degraded, the heartbeat if that is shorter).
 AWAKE = 1.0
 # Sockets a feed sends one message to before it lets the loop run other work.
 CHUNK = 256
@@ -116,6 +117,8 @@ class Feed:
         self.last: int | None = None  # the newest seq handed to the live members
         # A table state at least as new as ``last``, for the views of members that join.
         self.loaded: Loaded | None = None
+        self.quiet_since = time.monotonic()  # when the feed last sent an event
+        self.woken = False  # a wake-up from ``tick`` not yet taken by the task
         self.task = asyncio.create_task(self._run())
 
     def members(self) -> int:
@@ -178,30 +181,22 @@ class Feed:
     # The task.
 
     async def _run(self) -> None:
-        settings = self.feeds.settings
-        heartbeat = settings.ws_heartbeat
-        quiet_since = time.monotonic()
         while True:
-            degraded = self.hub.health() is not None
-            # Awake at least every second, so a bus that turns degraded is noticed at once.
-            wait = POLL_INTERVAL if degraded else min(heartbeat or AWAKE, AWAKE)
-            item: StoredEvent | None = None
+            item = await self.sub.get()
             sent = self.last
             try:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(wait):
-                        item = await self.sub.get()
-                    if item is None:
-                        await self._resync()  # overflowed
-                        continue
-                if degraded or self.hub.epoch != self.epoch:
+                if item is None and self.sub.overflowed:
+                    await self._resync()
+                    continue
+                # Else None is ``tick`` waking the task: the bus is degraded or reconnected.
+                if self.hub.health() is not None or self.hub.epoch != self.epoch:
                     # Other processes' events may be missing: read the log once.
                     self.epoch = self.hub.epoch
                     if self.last is not None:
                         await self._fill(None)
                 while item is not None:
                     await self._deliver(item)
-                    item = self.sub.get_nowait()
+                    item = self.sub.get_nowait()  # may take a wake-up: the log was just read
                 # The pipeline notifies right after it publishes: the turn is already here.
                 for seat in (0, 1):
                     for member in self.audiences[seat]:
@@ -213,12 +208,22 @@ class Feed:
                 await asyncio.sleep(AWAKE)
                 with contextlib.suppress(Exception):
                     await self._resync()
-            now = time.monotonic()
-            if self.last != sent:
-                quiet_since = now
-            elif heartbeat and now - quiet_since >= heartbeat:
-                self._heartbeat()
-                quiet_since = now
+            finally:
+                self.woken = False  # the next tick may wake it again
+                if self.last != sent:
+                    self.quiet_since = time.monotonic()
+
+    def tick(self, now: float, degraded: bool) -> None:
+        """The process's timer (``Feeds``): wake the task to read the log while the bus is
+        degraded or after it reconnected (once until the task has run); the heartbeat of a
+        quiet table."""
+        if (degraded or self.hub.epoch != self.epoch) and not self.woken:
+            self.woken = True
+            self.sub.wake()
+        heartbeat = self.feeds.settings.ws_heartbeat
+        if heartbeat and now - self.quiet_since >= heartbeat:
+            self._heartbeat()
+            self.quiet_since = now
 
     async def _deliver(self, stored: StoredEvent) -> None:
         for member in self.joining:
@@ -330,6 +335,7 @@ class Feeds:
         self.frames = frames
         self._feeds: dict[str, Feed] = {}
         self._later: set[asyncio.Task[None]] = set()
+        self._timer: asyncio.Task[None] | None = None
 
     def join(self, table_id: str, member: Member) -> Feed:
         """Register ``member`` (catching up) with the table's feed, started if need be."""
@@ -337,8 +343,27 @@ class Feeds:
         if feed is None:
             feed = self._feeds[table_id] = Feed(self, table_id)
             FEEDS.inc()
+            if self._timer is None:
+                self._timer = asyncio.create_task(self._ticks())
         feed.add(member)
         return feed
+
+    async def _ticks(self) -> None:
+        """One timer for every feed of the process, while there are feeds: a feed's task
+        waits for its next event only, where each waited at most a second (a timer per table,
+        rescheduled at every event)."""
+        heartbeat = self.settings.ws_heartbeat
+        hub = self.service.hub
+        try:
+            while self._feeds:
+                degraded = hub.health() is not None
+                await asyncio.sleep(POLL_INTERVAL if degraded else min(heartbeat or AWAKE, AWAKE))
+                now = time.monotonic()
+                degraded = hub.health() is not None
+                for feed in list(self._feeds.values()):
+                    feed.tick(now, degraded)
+        finally:
+            self._timer = None
 
     def leave(self, member: Member) -> None:
         """Unregister ``member``; the feed of its table stops with its last member."""

@@ -56,7 +56,12 @@ TOKEN_OPTIONAL: dict[str, Any] = {"security": [{}]}
 
 def bearer_token(headers: Headers) -> str | None:
     """The token of an ``Authorization: Bearer`` header; None without one."""
-    scheme, _, credentials = headers.get("authorization", "").partition(" ")
+    return bearer(headers.get("authorization", ""))
+
+
+def bearer(authorization: str) -> str | None:
+    """The token of an ``Authorization`` header's value when it is ``Bearer``; else None."""
+    scheme, _, credentials = authorization.partition(" ")
     return (credentials.strip() or None) if scheme.lower() == "bearer" else None
 
 
@@ -133,13 +138,18 @@ async def idempotency(request: Request) -> Idempotency | None:
     key = request.headers.get("idempotency-key")
     if key is None:
         return None
+    return idempotency_of(key, request.method, request.url.path, await request.body())
+
+
+def idempotency_of(key: str, method: str, path: str, body: bytes) -> Idempotency:
+    """``key`` checked, with the fingerprint of the request (``path``: its URL's path)."""
     if not IDEMPOTENCY_KEY.fullmatch(key):
         raise InvalidError(
             "invalid_idempotency_key",
             f"Idempotency-Key has 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters",
         )
-    digest = hashlib.sha256(f"{request.method} {request.url.path}\n".encode())
-    digest.update(await request.body())
+    digest = hashlib.sha256(f"{method} {path}\n".encode())
+    digest.update(body)
     return Idempotency(key, digest.hexdigest())
 
 

@@ -1,12 +1,11 @@
 """HTTP rate limits per bearer token and per client address, before any route runs.
 
-An ASGI middleware, so a refused request costs no routing, no dependency and no database:
-``429 rate_limited`` with ``Retry-After`` (whole seconds), the body every error has. A
-WebSocket handshake counts as a request (its token may be ``?token=``) and is refused with the
-same 429 response. The
-health and metrics routes are exempt: orchestrators and scrapers poll them. Behind a proxy the
-client address is the one uvicorn takes from ``X-Forwarded-For`` when the proxy is trusted
-(``FORWARDED_ALLOW_IPS``).
+Checked by ``app.api.gateway`` around every request, so a refused one costs no routing, no
+dependency and no database: ``429 rate_limited`` with ``Retry-After`` (whole seconds), the body
+every error has. A WebSocket handshake counts as a request (its token may be ``?token=``) and
+is refused with the same 429 response. The health and metrics routes are exempt: orchestrators
+and scrapers poll them. Behind a proxy the client address is the one uvicorn takes from
+``X-Forwarded-For`` when the proxy is trusted (``FORWARDED_ALLOW_IPS``).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import math
 from urllib.parse import parse_qs
 
 from fastapi.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from app.api.errors import error_body
 from app.service.errors import RateLimitedError
@@ -50,30 +49,28 @@ def too_many(exc: RateLimitedError) -> JSONResponse:
     )
 
 
-class RateLimitMiddleware:
-    """Counts each HTTP request and WebSocket handshake against the ``token`` and ``ip``
-    limits of ``app.state``."""
+async def over_limit(scope: Scope) -> RateLimitedError | None:
+    """Count an HTTP request or WebSocket handshake against the ``token`` and ``ip`` limits of
+    ``app.state``; the error when it is over one (None for the exempt paths)."""
+    if scope["path"] in EXEMPT:
+        return None
+    limits: RateLimits = scope["app"].state.rate_limits
+    try:
+        token = _token(scope) if limits.enabled("token") else None
+        if token is not None:
+            # A digest: the token itself never goes to Redis.
+            await limits.hit("token", hashlib.sha256(token).hexdigest()[:32])
+        client = scope.get("client")
+        if client is not None and limits.enabled("ip"):
+            await limits.hit("ip", str(client[0]))
+    except RateLimitedError as exc:
+        return exc
+    return None
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or scope["path"] in EXEMPT:
-            await self.app(scope, receive, send)
-            return
-        limits: RateLimits = scope["app"].state.rate_limits
-        try:
-            token = _token(scope) if limits.enabled("token") else None
-            if token is not None:
-                # A digest: the token itself never goes to Redis.
-                await limits.hit("token", hashlib.sha256(token).hexdigest()[:32])
-            client = scope.get("client")
-            if client is not None and limits.enabled("ip"):
-                await limits.hit("ip", str(client[0]))
-        except RateLimitedError as exc:
-            if scope["type"] == "http" or "websocket.http.response" in scope.get("extensions", {}):
-                await too_many(exc)(scope, receive, send)
-            else:  # a server that cannot answer a handshake with a response: 403
-                await send({"type": "websocket.close", "code": 1008})
-            return
-        await self.app(scope, receive, send)
+async def refuse(exc: RateLimitedError, scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer a request over a limit: 429 (or close a handshake a server cannot answer)."""
+    if scope["type"] == "http" or "websocket.http.response" in scope.get("extensions", {}):
+        await too_many(exc)(scope, receive, send)
+    else:  # a server that cannot answer a handshake with a response: 403
+        await send({"type": "websocket.close", "code": 1008})

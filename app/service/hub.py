@@ -100,6 +100,11 @@ class Subscription(Generic[T]):
             return None
         return self._queue.get_nowait()
 
+    def wake(self) -> None:
+        """Make the listener's next ``get`` return None (after the items already queued)
+        without closing or overflowing: a timer's wake-up; ``overflowed`` tells them apart."""
+        self._queue.put_nowait(None)
+
     def close(self) -> None:
         subs = self._registry.get(self._key)
         if subs is not None:

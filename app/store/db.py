@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.util import greenlet_spawn
 
 # PostgreSQL connections per process (its default ``max_connections`` is 100).
 POOL_SIZE = 20
@@ -202,17 +203,20 @@ class Database:
         connection's.
         """
         for attempt in (1, 2):
-            async with self.engine.connect() as conn:
-                raw = await conn.get_raw_connection()
-                try:
-                    return await raw.driver_connection.fetchrow(statement, *args)  # type: ignore[union-attr]
-                except _DRIVER_CONNECTION_ERRORS:
-                    await conn.invalidate()
-                    # The server dropped the others too (a restart): a new pool, as SQLAlchemy
-                    # makes when it sees a disconnect on its own statements.
-                    await self.engine.dispose(close=False)
-                    if attempt == 2:
-                        raise
+            # The pool's connection itself, not an ``AsyncConnection`` around it: half the CPU
+            # of a checkout (20 against 38 us), and no transaction is begun either way.
+            raw = await self.engine.raw_connection()
+            try:
+                return await raw.driver_connection.fetchrow(statement, *args)  # type: ignore[union-attr]
+            except _DRIVER_CONNECTION_ERRORS:
+                await greenlet_spawn(raw.invalidate)
+                # The server dropped the others too (a restart): a new pool, as SQLAlchemy
+                # makes when it sees a disconnect on its own statements.
+                await self.engine.dispose(close=False)
+                if attempt == 2:
+                    raise
+            finally:
+                await greenlet_spawn(raw.close)  # back to the pool (replaced if invalidated)
         raise AssertionError("unreachable")
 
     async def ping(self) -> None:

@@ -21,11 +21,16 @@ COMMAND_ROUTE: dict[str, Any] = {
 }
 
 
+def render(content: Any) -> bytes:
+    """A JSON body by orjson: the same document as ``JSONResponse``, a tenth of the CPU."""
+    return orjson.dumps(content)
+
+
 class FastJSONResponse(JSONResponse):
-    """JSON rendered by orjson: the same document as ``JSONResponse``, a tenth of the CPU."""
+    """JSON rendered by orjson (``render``)."""
 
     def render(self, content: Any) -> bytes:
-        return orjson.dumps(content)
+        return render(content)
 
 
 def command_response(result: Result) -> JSONResponse:
@@ -38,11 +43,17 @@ async def submit(
     caller: Caller, table_id: str, command: Command, body: Versioned | None = None
 ) -> JSONResponse:
     """Run ``command`` through the pipeline, pinned to ``body.expected_version`` if given."""
-    result = await caller.service.submit(
+    return command_response(await run(caller, table_id, command, body))
+
+
+async def run(
+    caller: Caller, table_id: str, command: Command, body: Versioned | None = None
+) -> Result:
+    """``submit``'s pipeline call: its Result, for a caller that writes the response itself."""
+    return await caller.service.submit(
         table_id,
         caller.actor,
         command,
         expected_version=None if body is None else body.expected_version,
         idempotency=caller.idempotency,
     )
-    return command_response(result)

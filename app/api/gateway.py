@@ -1,0 +1,62 @@
+"""Every request's outer duties in one ASGI layer, and a plain move served right there.
+
+Around every HTTP request and WebSocket session, in this order (each duty in its own module):
+the request id, metrics and access line (``app.api.access``); CORS (Starlette's
+``CORSMiddleware``: preflights answered, its headers added); the rate limits
+(``app.api.ratelimit``: a refused request goes no further). Then a POST to a move route goes to
+``app.api.routes.moves.MoveLane``, everything else (and a move that is not the plain case) to
+the app: the body limit (``app.api.request_body.BodyLimit``), the error handlers, the routes.
+
+These were three middlewares, each a coroutine and a ``send`` wrapper per request; a move also
+went through the four layers under them (body limit, exception middleware, FastAPI's exit
+stack, the router), which cost a move more CPU than the pipeline's own work (see
+docs/performance.md). A request without an ``Origin`` header (every client but a browser) never
+needs CORS: a move then skips it, and its response says ``Vary: Origin`` as CORS would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.api import access, ratelimit
+from app.api.routes.moves import MOVE, MoveLane
+
+ORIGIN = b"origin"
+
+
+def _has_origin(scope: Scope) -> bool:
+    return any(name == ORIGIN for name, _ in scope["headers"])
+
+
+class Gateway:
+    """The outer duties of every request (see the module docstring); ``cors``: the options of
+    Starlette's ``CORSMiddleware``."""
+
+    def __init__(self, app: ASGIApp, cors: dict[str, Any], moves: MoveLane | None) -> None:
+        self.app = app
+        self.moves = moves
+        self.cors = CORSMiddleware(self._limited, **cors)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            if self.moves is not None and self.moves.match(scope) and not _has_origin(scope):
+                await access.http(self._limited, scope, receive, send, vary=True)
+            else:
+                await access.http(self.cors, scope, receive, send)
+        elif kind == "websocket":
+            await access.websocket(self._limited, scope, receive, send)  # no CORS for sockets
+        else:
+            await self.app(scope, receive, send)
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refused = await ratelimit.over_limit(scope)
+        if refused is not None:
+            await ratelimit.refuse(refused, scope, receive, send)
+        elif self.moves is not None and MOVE in scope:
+            await self.moves.serve(scope, receive, send, self.app)
+        else:
+            await self.app(scope, receive, send)
