@@ -4,7 +4,8 @@ Every bot decision runs in a worker process (``concurrent.futures.ProcessPoolExe
 ``loop.run_in_executor``): hard's search is CPU-bound for up to its budget, and in a thread it
 would still hold the loop through the GIL, slowing every person's move served here. The
 workers run at a lower CPU priority (``nice``), so on a busy machine the server's own process
-comes first.
+comes first, and each ends within a second or so of its server's end, however that ends (a
+server killed with SIGKILL cannot stop its pool).
 
 The budget follows the queue: with ``pending`` decisions in flight and ``workers`` processes,
 each new search gets ``workers / pending`` of the full budget (work and wall cap alike), so
@@ -18,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -26,9 +29,25 @@ from app.bots import get_bot
 from app.bots.search import Budget
 
 
-def _lower_priority(niceness: int) -> None:
+def _start_worker(niceness: int, server: int) -> None:
+    """A worker's start: its lower priority, and a watch that ends it with its server."""
     if niceness:
         os.nice(niceness)
+    threading.Thread(
+        target=_exit_with, args=(server,), name="exit-with-server", daemon=True
+    ).start()
+
+
+def _exit_with(server: int) -> None:
+    """End this worker once the server process that started it is gone (killed with SIGKILL,
+    say, which gives the pool no chance to stop its workers): it is then adopted by another."""
+    while os.getppid() == server:
+        time.sleep(EXIT_CHECK_SECONDS)
+    os._exit(0)
+
+
+# How often a worker looks whether its server is still there.
+EXIT_CHECK_SECONDS = 1.0
 
 
 def decide(
@@ -58,8 +77,8 @@ class BotPool:
             self._executor = ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-                initargs=(self.niceness,),
+                initializer=_start_worker,
+                initargs=(self.niceness, os.getpid()),
             )
         return self._executor
 
