@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import uuid
 from collections import deque
@@ -59,14 +60,22 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Query, WebSocket
-from prometheus_client import Counter
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from app.api.access import SESSION
 from app.api.audiences import Feed, Feeds, Member
+from app.api.backpressure import (
+    CLOSE_SLOW_CONSUMER,
+    OVERFLOW,
+    SEND_GRACE,
+    SLOW_CONSUMERS,
+    SLOW_REASON,
+)
 from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
+from app.api.parking import Parking
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
 from app.logs import annotate
@@ -79,7 +88,6 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.hub import QUEUE_LIMIT
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.service.tickets import Tickets
@@ -94,21 +102,9 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
-CLOSE_SLOW_CONSUMER = 4008
 CLOSE_INTERNAL = 1011
 
 T = TypeVar("T")
-
-# How long a socket's outbox may stay full before the client is a slow consumer (seconds): a
-# burst the client reads drains well within it.
-SEND_GRACE = 5.0
-# Messages the table's feed may add past a full outbox (it never waits) before the client counts
-# as slow at once: as far behind as a hub subscription may fall.
-OVERFLOW = QUEUE_LIMIT
-
-SLOW_CONSUMERS = Counter(
-    "ginrummy_ws_slow_consumers_total", "Sockets closed because the client did not keep up"
-)
 
 # The query parameters of the player's socket (the table's socket reads its own: see table_ws).
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
@@ -169,6 +165,14 @@ class Socket:
         self._limits: RateLimits = websocket.app.state.rate_limits
         self._key: str | None = None
         self._wire: Wire | None = None  # the transport, for shared frames (``app.api.wire``)
+
+    @property
+    def wire(self) -> Wire | None:
+        return self._wire
+
+    def idle(self) -> bool:
+        """Open, with nothing waiting to be written."""
+        return not self.closing and self._outbox is None and self._writer is None
 
     async def accept(self) -> None:
         """Accept the socket; then find its wire, where the server allows one."""
@@ -283,9 +287,7 @@ class Socket:
             while box:
                 message = box.popleft()
                 if message is None:
-                    await self.websocket.close(
-                        CLOSE_SLOW_CONSUMER, "slow consumer: reconnect with since"
-                    )
+                    await self.websocket.close(CLOSE_SLOW_CONSUMER, SLOW_REASON)
                     box.clear()
                     return
                 await self.websocket.send_text(message)
@@ -366,22 +368,46 @@ class Socket:
             except RateLimitedError as exc:
                 await self.send(_error(exc))
                 continue
-            raw = message.get("text") or message.get("bytes") or b""
-            try:
-                parsed = CLIENT_MESSAGES.validate_json(raw)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"])
-                await self.send(
-                    {
-                        "type": "error",
-                        "id": None,
-                        "code": "invalid_message",
-                        "message": f"{where}: {first['msg']}" if where else first["msg"],
-                    }
-                )
+            parsed = parse_message(message.get("text") or message.get("bytes") or b"")
+            if isinstance(parsed, dict):
+                await self.send(parsed)
                 continue
             yield parsed
+
+
+def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | dict[str, Any]:
+    """A client's message, or the ``invalid_message`` error that answers it."""
+    try:
+        return CLIENT_MESSAGES.validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return {
+            "type": "error",
+            "id": None,
+            "code": "invalid_message",
+            "message": f"{where}: {first['msg']}" if where else first["msg"],
+        }
+
+
+def _spectator_move(message: MoveMessage) -> dict[str, Any]:
+    exc = UnauthenticatedError("unauthorized", "connect with your token to play")
+    return _error(exc, message.id)
+
+
+async def spectator_answer(limits: RateLimits, key: str, raw: str | bytes) -> str:
+    """The answer to a parked spectator's message (``app.api.parking``), as ``requests`` and
+    ``TableStream.receive`` answer it through ASGI."""
+    try:
+        await limits.hit("socket", key)
+    except RateLimitedError as exc:
+        return text(_error(exc))
+    parsed = parse_message(raw)
+    if isinstance(parsed, MoveMessage):
+        return text(_spectator_move(parsed))
+    if isinstance(parsed, PingMessage):
+        return text({"type": "pong", "id": parsed.id})
+    return text(parsed)
 
 
 class TableStream:
@@ -422,12 +448,37 @@ class TableStream:
                 self.feeds.leave(member)  # too far behind meanwhile: a full view
                 member = Member(self.socket, self.actor, notes)
                 since = None
+            if self.actor is None and self._park(member):
+                return  # served below ASGI from now on (app.api.parking)
             # Only now are the client's messages read: they are answered after the view.
             await self.receive()
-        finally:
+        except BaseException:
             self.feeds.leave(member)
+            raise
+        else:
+            self.feeds.leave(member)
+        finally:
             if notes is not None:
                 notes.close()
+
+    def _park(self, member: Member) -> bool:
+        """Serve this live spectator below ASGI (``app.api.parking``), where the server allows
+        it and the socket is idle; False: it stays as it is."""
+        socket = self.socket
+        wire = socket.wire
+        if not self.settings.ws_park_spectators or wire is None or not socket.idle():
+            return False
+        session = socket.websocket.scope.get("extensions", {}).get(SESSION)
+        if session is None:
+            return False
+        parking = _parking(socket.websocket.app)
+        parked = wire.detach(lambda detached: parking.park(detached, member, session))
+        if parked is None:
+            return False
+        member.outbox = parked
+        session.detach(socket.websocket.scope)
+        socket.stop()
+        return True
 
     async def _catch_up(self, feed: Feed, member: Member, since: int | None) -> bool:
         loaded = await feed.snapshot()
@@ -484,8 +535,7 @@ class TableStream:
 
     async def _move(self, message: MoveMessage) -> dict[str, Any]:
         if self.actor is None:
-            exc = UnauthenticatedError("unauthorized", "connect with your token to play")
-            return _error(exc, message.id)
+            return _spectator_move(message)
         try:
             action = Action.from_dict(message.model_dump(include={"kind", "card"}))
             result = await self.service.submit(
@@ -504,6 +554,19 @@ class TableStream:
             "seq": body["seq"],
             "table": body["table"],
         }
+
+
+def _parking(app: Any) -> Parking:
+    """This process's parked spectators, made on first use."""
+    parking: Parking | None = getattr(app.state, "parking", None)
+    if parking is None:
+        limits: RateLimits = app.state.rate_limits
+        parking = app.state.parking = Parking(
+            _feeds(app),
+            functools.partial(spectator_answer, limits),
+            app.state.settings.ws_send_queue,
+        )
+    return parking
 
 
 def _feeds(app: Any) -> Feeds:
