@@ -196,6 +196,19 @@ class Parked(asyncio.Protocol):
                 self._full_since = loop.time()
                 loop.call_later(SEND_GRACE, self._check)
 
+    def offer_many(self, messages: list[str], framed: bytes) -> None:
+        """``messages`` in order: their joined frames ``framed`` in one write while the
+        transport takes them, else each queued as ``offer`` does."""
+        if self.closing:
+            return
+        if self._box is None and self.writable:
+            self.transport.write(framed)
+            for _ in messages:
+                self.session.sent()
+            return
+        for message in messages:
+            self.offer(message)
+
     def _check(self) -> None:
         if self.closing or self._full_since is None:
             return

@@ -97,8 +97,9 @@ class Wire:
             setattr(protocol, handshake, None)
         return cls(protocol, counted)
 
-    def write(self, data: bytes) -> int:
-        """Write the frame ``data`` (``frame``): ``SENT``, ``BUSY`` or ``CLOSED``."""
+    def write(self, data: bytes, messages: int = 1) -> int:
+        """Write the frame ``data`` (``frame``; or ``messages`` frames joined): ``SENT``,
+        ``BUSY`` or ``CLOSED``."""
         protocol = self.protocol
         transport = protocol.transport
         if (
@@ -111,7 +112,8 @@ class Wire:
         if not protocol.writable.is_set():
             return BUSY
         transport.write(data)
-        self.counted()
+        for _ in range(messages):
+            self.counted()
         return SENT
 
     def detach(self, make: Callable[[Detached], P]) -> P | None:

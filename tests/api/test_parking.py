@@ -281,3 +281,48 @@ async def test_a_server_that_stops_closes_parked_sockets_with_1012(tmp_path: Pat
     finally:
         if not stopped:
             server.stop()
+
+
+class _Writes:
+    """A transport that records each ``write`` (its bytes) and passes it on."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+        self.transport.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+
+async def test_the_events_of_one_commit_go_to_a_socket_in_one_write(server: Server) -> None:
+    """A move that ends a hand commits two events: the feed takes both before it sends, and
+    each parked socket gets their frames in one ``write``, in order, each seq once."""
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        table_id, players = await seated_table(client, rules={"target": 500})
+        path = f"/v1/tables/{table_id}/ws"
+        async with connect(ws_url(server, path), proxy=None) as ws:
+            rec = Recorder(ws)
+            start = (await rec.first("view"))["seq"]
+            (parked,) = await _until_parked(server, table_id, 1)
+            spy = _Writes(parked.transport)
+            parked.transport = spy  # type: ignore[assignment]
+            view, seq = None, start
+            for _ in range(300):
+                moved = await step(client, table_id, players, view)
+                view = moved["table"]
+                if moved["seq"] - seq >= 2:
+                    break
+                seq = moved["seq"]
+            else:
+                raise AssertionError("no move committed two events")
+            await rec.reach(moved["seq"])
+        texts = [[json.loads(p) for op, p in _server_frames(w) if op == 0x1] for w in spy.writes]
+        texts = [t for t in texts if t]  # not the close frame's echo
+        assert len(texts[-1]) == moved["seq"] - seq  # the last move's events: one write
+        seqs = [m["seq"] for t in texts for m in t if m["type"] in SEQUENCED]
+        assert seqs == list(range(start + 1, moved["seq"] + 1))
+        assert [m["seq"] for m in rec.messages if m["type"] in SEQUENCED] == [start, *seqs]

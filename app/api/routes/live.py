@@ -204,6 +204,20 @@ class Socket:
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
 
+    def offer_many(self, messages: list[str], framed: bytes) -> None:
+        """Queue ``messages`` in order (``framed``: their frames joined, written at once on the
+        wire when nothing is queued), as ``offer`` does each."""
+        wire = self._wire
+        if wire is not None and not self.closing and self._outbox is None:
+            done = wire.write(framed, len(messages))
+            if done == SENT:
+                return
+            if done == CLOSED:
+                self._gone()
+                return
+        for message in messages:
+            self.offer(message)
+
     def _send_now(self, message: str, framed: bytes | None) -> bool:
         """Send ``message`` at once when the transport takes it without waiting (nothing is
         queued, nothing being written): no task, no queue. False: queue it.
