@@ -99,10 +99,12 @@ class Parking:
         return task
 
     async def _pings(self, interval: float, timeout: float | None) -> None:
-        """Every ``interval`` s a ping to each parked socket; ``timeout`` s later, those that
-        did not answer are closed (uvicorn's keepalive, with one timer for all)."""
+        """A ping to each parked socket; ``timeout`` s later, those that did not answer are
+        closed; the next round ``interval`` s after the last (``timeout`` s if longer): uvicorn's
+        keepalive, with one timer for all."""
+        wait = interval
         while True:
-            await asyncio.sleep(interval if timeout is None else max(0.0, interval - timeout))
+            await asyncio.sleep(wait)
             payload = self.ping = struct.pack("!I", random.getrandbits(32))
             ping = bytes((0x89, len(payload))) + payload
             pinged = list(self.sockets)
@@ -110,13 +112,16 @@ class Parking:
                 parked.send_ping(ping)
                 if not count % CHUNK:
                     await asyncio.sleep(0)
-            await asyncio.sleep(interval if timeout is None else timeout)
-            if timeout is not None:
-                for parked in pinged:
-                    if parked.pinged:
-                        parked.keepalive_timeout()
+            if timeout is None:
+                continue
+            await asyncio.sleep(timeout)
+            for parked in pinged:
+                if parked.pinged:
+                    parked.keepalive_timeout()
+            wait = max(0.0, interval - timeout)
 
     def close(self) -> None:
+        """The app stops: no more pings."""
         if self._keepalive is not None:
             self._keepalive.cancel()
             self._keepalive = None
