@@ -27,6 +27,8 @@
   subscription and one task per table, each event rendered once per audience and handed to
   every socket's outbox; a feed that falls ``hub.QUEUE_LIMIT`` events behind sends its sockets a
   fresh ``view``.
+- A spectator's socket, once live and idle, is served below ASGI (``app.api.parking``) with
+  the same guarantees; a few KB of memory instead of ~33.
 - A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when its
   outbox is still full ``SEND_GRACE`` (5) seconds after it filled (or the feed has
   ``OVERFLOW`` more for it meanwhile), the socket is closed with code 4008 (reason
