@@ -5,11 +5,12 @@ protocol object (a receive queue, events, keepalive timers, the scope), and abou
 coroutines, from uvicorn's ``run_asgi`` through the middlewares, Starlette's router and our
 endpoint down to the ``receive`` it waits on. ``benchmarks/socket_memory.py`` measured ~32 KB
 of Python memory per idle spectator. A spectator needs none of it once it is live: its events
-come from the table's feed (``app.api.audiences``), and all it may send is a ``ping`` (answered
-by ``pong``) or a message it gets an error for.
+come from the table's feed (``app.api.audiences``), and what it sends is rare: a ``ping``, or a
+move (refused to a spectator; played through the pipeline for a watcher who took a seat since).
 
-So once a spectator's socket is live and idle (its view or catch-up written, nothing queued or
-unread; see ``TableStream.stream``), it is *parked*: ``Wire.detach`` (``app.api.wire``) hands
+So once a spectator's socket (no seat: anonymous, or a player watching a table they do not sit
+at) is live and idle (its view or catch-up written, nothing queued or unread; see
+``TableStream.stream``), it is *parked*: ``Wire.detach`` (``app.api.wire``) hands
 its transport to a ``Parked``, which keeps the ``websockets`` connection that parses the client's
 frames, and the ASGI call returns. The table's feed then offers the member's messages to the
 ``Parked`` instead of the ``Socket``: the same frames, the same audience, the same redaction.
@@ -19,9 +20,10 @@ What a parked socket keeps of the guarantees of ``app.api.routes.live``:
 - every frame is written in order, straight to the transport while it takes them; while it is
   paused (a client that does not read) they wait in a bounded outbox, written together (one
   ``write``) when it resumes; the 4008 close (``app.api.backpressure``) as for any socket;
-- the client's messages: a ``ping`` gets its ``pong``, anything else the same error a spectator
-  gets through ASGI, after the socket's rate limit; read no further while replies cannot be
-  queued;
+- the client's messages, answered as through ASGI (``live.ParkedAnswers``) after the socket's
+  rate limit: ``pong``, a move's ``ack`` or ``error``; read no further while replies cannot be
+  queued; a watcher who joins the table moves to its seat's audience and ``your_turn`` as any
+  member does;
 - keepalive: one timer for all parked sockets (``Parking``), not two per socket: every
   ``ws_ping_interval`` s each gets a ping, and one that has not answered ``ws_ping_timeout`` s
   later is closed with 1011, as uvicorn does;
@@ -67,9 +69,9 @@ CLOSE_TIMEOUT: Final = 10.0
 CLOSE_GOING_AWAY: Final = 1012  # the server restarts (uvicorn's code at shutdown)
 CLOSE_KEEPALIVE: Final = 1011
 
-# Answers a client's message (its raw text or bytes) on behalf of this socket (``key``: its
-# rate-limit key): the encoded reply.
-Answer = Callable[[str, str | bytes], Awaitable[str]]
+# Answers a client's message (its raw text or bytes) for the socket's member on a table
+# (``key``: the socket's rate-limit key): the encoded reply.
+Answer = Callable[["Member", str, str, str | bytes], Awaitable[str]]
 
 
 class Parking:
@@ -84,8 +86,10 @@ class Parking:
         self._keepalive: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def park(self, detached: Detached, member: Member, session: WebSocketSession) -> Parked:
-        parked = Parked(self, detached, member, session)
+    def park(
+        self, detached: Detached, member: Member, session: WebSocketSession, table_id: str
+    ) -> Parked:
+        parked = Parked(self, detached, member, session, table_id)
         self.sockets.add(parked)
         interval, timeout = detached.ping_interval, detached.ping_timeout
         if self._keepalive is None and interval:
@@ -148,14 +152,21 @@ class Parked(asyncio.Protocol):
         "parking",
         "pinged",
         "session",
+        "table_id",
         "transport",
         "writable",
     )
 
     def __init__(
-        self, parking: Parking, detached: Detached, member: Member, session: WebSocketSession
+        self,
+        parking: Parking,
+        detached: Detached,
+        member: Member,
+        session: WebSocketSession,
+        table_id: str,
     ) -> None:
         self.parking = parking
+        self.table_id = table_id
         self.transport = detached.transport
         self.conn = detached.conn
         self.connections = detached.connections
@@ -372,7 +383,8 @@ class Parked(asyncio.Protocol):
                     self.transport.resume_reading()
                 if self._key is None:
                     self._key = uuid.uuid4().hex
-                self.offer(await self.parking.answer(self._key, message))
+                reply = await self.parking.answer(self.member, self.table_id, self._key, message)
+                self.offer(reply)
         except Exception:
             log.exception("a parked socket's reply failed")
             self._close(1011)

@@ -27,7 +27,7 @@ from app.api.backpressure import SEND_GRACE
 from app.api.parking import Parked
 from app.api.routes.live import Socket
 from tests.api.conftest import Server, start_server
-from tests.api.helpers import get_table, seated_table, step
+from tests.api.helpers import get_table, new_player, new_table, seated_table, step
 from tests.api.test_live import (
     CLOSE_4008,
     MESSAGES,
@@ -326,3 +326,40 @@ async def test_the_events_of_one_commit_go_to_a_socket_in_one_write(server: Serv
         seqs = [m["seq"] for t in texts for m in t if m["type"] in SEQUENCED]
         assert seqs == list(range(start + 1, moved["seq"] + 1))
         assert [m["seq"] for m in rec.messages if m["type"] in SEQUENCED] == [start, *seqs]
+
+
+async def test_a_watcher_with_a_token_is_parked_and_plays_once_it_takes_a_seat(
+    server: Server,
+) -> None:
+    """A player who watches a table they are not seated at (the web client always connects
+    with a ticket) is parked as a spectator; once they join the table their socket takes their
+    seat's events, their ``your_turn`` and their moves, through the pipeline."""
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        creator, watcher = await new_player(client, "Ada"), await new_player(client, "Bo")
+        table = await new_table(client, creator, rules={"target": 500})
+        table_id = table["table_id"]
+        path = f"/v1/tables/{table_id}/ws?token={watcher.token}"
+        async with connect(ws_url(server, path), proxy=None) as ws:
+            rec = Recorder(ws)
+            await rec.first("view")
+            await _until_parked(server, table_id, 1)
+            r = await client.post(f"/v1/invites/{table['invite_code']}", headers=watcher.auth)
+            assert r.status_code == 200, r.text
+            r = await client.post(f"/v1/tables/{table_id}/start", headers=creator.auth)
+            assert r.status_code == 200, r.text
+            view = await get_table(client, table_id, watcher)
+            assert view["you"] == 1
+            if view["game"]["hand"]["turn"] != 1:  # the creator's turn first: over HTTP
+                view = (await step(client, table_id, [creator, watcher], view))["table"]
+                view = await get_table(client, table_id, watcher)
+            await rec.first("your_turn")
+            kind = "pass" if view["game"]["hand"]["phase"] == "upcard_offer" else "draw_stock"
+            await ws.send(json.dumps({"type": "move", "id": "m1", "kind": kind}))
+            ack = await rec.first("ack")
+            assert ack["id"] == "m1" and ack["table"]["you"] == 1
+            await rec.reach(ack["seq"])
+            mine = next(m for m in rec.of_type("event") if m["seq"] == ack["seq"])
+            assert mine["event"]["seat"] == 1
+            if kind == "draw_stock":
+                assert "card" in mine["event"]  # the seat's own rendering: the card drawn
+            assert len(_parked(server, table_id)) == 1  # still the parked socket

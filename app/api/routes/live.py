@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import uuid
 from collections import deque
@@ -411,19 +410,49 @@ def _spectator_move(message: MoveMessage) -> dict[str, Any]:
     return _error(exc, message.id)
 
 
-async def spectator_answer(limits: RateLimits, key: str, raw: str | bytes) -> str:
-    """The answer to a parked spectator's message (``app.api.parking``), as ``requests`` and
-    ``TableStream.receive`` answer it through ASGI."""
+class ParkedAnswers:
+    """The answers to parked sockets' messages (``app.api.parking``), as ``requests`` and
+    ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
+    member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
+
+    def __init__(self, service: TableService, limits: RateLimits) -> None:
+        self.service = service
+        self.limits = limits
+
+    async def __call__(self, member: Member, table_id: str, key: str, raw: str | bytes) -> str:
+        try:
+            await self.limits.hit("socket", key)
+        except RateLimitedError as exc:
+            return text(_error(exc))
+        parsed = parse_message(raw)
+        if isinstance(parsed, MoveMessage):
+            return text(await _move(self.service, table_id, member.actor, parsed))
+        if isinstance(parsed, PingMessage):
+            return text({"type": "pong", "id": parsed.id})
+        return text(parsed)
+
+
+async def _move(
+    service: TableService, table_id: str, actor: Actor | None, message: MoveMessage
+) -> dict[str, Any]:
+    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``."""
+    if actor is None:
+        return _spectator_move(message)
     try:
-        await limits.hit("socket", key)
-    except RateLimitedError as exc:
-        return text(_error(exc))
-    parsed = parse_message(raw)
-    if isinstance(parsed, MoveMessage):
-        return text(_spectator_move(parsed))
-    if isinstance(parsed, PingMessage):
-        return text({"type": "pong", "id": parsed.id})
-    return text(parsed)
+        action = Action.from_dict(message.model_dump(include={"kind", "card"}))
+        result = await service.submit(
+            table_id, actor, Play(action), expected_version=message.expected_version
+        )
+    except (ServiceError, RuleError) as exc:
+        return _error(exc, message.id)
+    body = result.body
+    return {
+        "type": "ack",
+        "id": message.id,
+        "version": body["version"],
+        "seq": body["seq"],
+        "table": body["table"],
+    }
 
 
 class TableStream:
@@ -464,8 +493,11 @@ class TableStream:
                 self.feeds.leave(member)  # too far behind meanwhile: a full view
                 member = Member(self.socket, self.actor, notes)
                 since = None
-            if self.actor is None and self._park(member):
-                return  # served below ASGI from now on (app.api.parking)
+            if member.seat is None and self._park(member):
+                # Served below ASGI from now on (app.api.parking); the feed closes its notes
+                # when it leaves.
+                notes = None
+                return
             # Only now are the client's messages read: they are answered after the view.
             await self.receive()
         except BaseException:
@@ -478,8 +510,9 @@ class TableStream:
                 notes.close()
 
     def _park(self, member: Member) -> bool:
-        """Serve this live spectator below ASGI (``app.api.parking``), where the server allows
-        it and the socket is idle; False: it stays as it is."""
+        """Serve this live spectator (no seat, with or without a player) below ASGI
+        (``app.api.parking``), where the server allows it and the socket is idle; False: it
+        stays as it is."""
         socket = self.socket
         wire = socket.wire
         if not self.settings.ws_park_spectators or wire is None or not socket.idle():
@@ -488,7 +521,9 @@ class TableStream:
         if session is None:
             return False
         parking = _parking(socket.websocket.app)
-        parked = wire.detach(lambda detached: parking.park(detached, member, session))
+        parked = wire.detach(
+            lambda detached: parking.park(detached, member, session, self.table_id)
+        )
         if parked is None:
             return False
         member.outbox = parked
@@ -550,36 +585,16 @@ class TableStream:
                 await self.socket.send({"type": "pong", "id": message.id})
 
     async def _move(self, message: MoveMessage) -> dict[str, Any]:
-        if self.actor is None:
-            return _spectator_move(message)
-        try:
-            action = Action.from_dict(message.model_dump(include={"kind", "card"}))
-            result = await self.service.submit(
-                self.table_id,
-                self.actor,
-                Play(action),
-                expected_version=message.expected_version,
-            )
-        except (ServiceError, RuleError) as exc:
-            return _error(exc, message.id)
-        body = result.body
-        return {
-            "type": "ack",
-            "id": message.id,
-            "version": body["version"],
-            "seq": body["seq"],
-            "table": body["table"],
-        }
+        return await _move(self.service, self.table_id, self.actor, message)
 
 
 def _parking(app: Any) -> Parking:
     """This process's parked spectators, made on first use."""
     parking: Parking | None = getattr(app.state, "parking", None)
     if parking is None:
-        limits: RateLimits = app.state.rate_limits
         parking = app.state.parking = Parking(
             _feeds(app),
-            functools.partial(spectator_answer, limits),
+            ParkedAnswers(app.state.service, app.state.rate_limits),
             app.state.settings.ws_send_queue,
         )
     return parking
