@@ -285,6 +285,7 @@ class Parked(asyncio.Protocol):
             return
         self.conn.send_close(code, reason)
         self._write_conn()
+        self.transport.resume_reading()  # for the client's answer (paused by a full inbox)
         self._close_timer = asyncio.get_running_loop().call_later(
             CLOSE_TIMEOUT, self.transport.close
         )
@@ -402,6 +403,8 @@ class Parked(asyncio.Protocol):
             self._flush()
 
     def eof_received(self) -> bool | None:
+        """The client shut its side: nothing more is written (the transport closes itself)."""
+        self.closing = True
         self.conn.receive_eof()
         return None
 
