@@ -228,6 +228,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            parking = getattr(app.state, "parking", None)  # app.api.parking, made on first use
+            if parking is not None:
+                parking.close()  # its sockets were closed by the server's shutdown
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await deadlines.stop()

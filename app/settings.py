@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     ws_send_queue: int = 256
     ws_ping_interval: float = 20.0
     ws_ping_timeout: float = 20.0
+    # WebSockets: serve a seatless socket below ASGI once it is live and idle (a few KB of
+    # memory instead of ~33; ``app.api.parking``). Off: every socket stays an ASGI session.
+    ws_park_spectators: bool = True
     # Bot seats: the pause before a bot draws (or takes/passes the upcard) and before it
     # discards or knocks (seed 002: about 450 ms each); how often each process looks for bot
     # seats no process acts for; how long a process's claim on a bot seat lasts unrenewed.

@@ -33,9 +33,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+from urllib.parse import urlsplit
 
 import httpx
+import orjson
 import uvloop
 from websockets.asyncio.client import connect
 
@@ -103,14 +105,99 @@ async def hold(urls: list[str]) -> None:
         print(json.dumps(last), flush=True)
 
 
+class Watcher(asyncio.Protocol):
+    """A spectator socket by hand (``--light``): the upgrade, then the server's frames parsed
+    as they come (unmasked, never fragmented), each ``event`` or ``skip`` noted, pings
+    answered; a fraction of the ``websockets`` client's CPU per message."""
+
+    def __init__(self, table: str, host: str, path: str, last: dict[str, float]) -> None:
+        self.table, self.last = table, last
+        self.request = (
+            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+        self.buffer = bytearray()
+        self.upgraded = False
+        self.viewed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's: not a subclass
+        self.transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        if not self.upgraded:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            assert buffer.startswith(b"HTTP/1.1 101"), bytes(buffer[:80])
+            del buffer[: end + 4]
+            self.upgraded = True
+        while len(buffer) >= 2:
+            opcode, size, at = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
+            if size == 126:
+                if len(buffer) < 4:
+                    return
+                size, at = int.from_bytes(buffer[2:4], "big"), 4
+            elif size == 127:
+                if len(buffer) < 10:
+                    return
+                size, at = int.from_bytes(buffer[2:10], "big"), 10
+            if len(buffer) < at + size:
+                return
+            payload = bytes(buffer[at : at + size])
+            del buffer[: at + size]
+            if opcode == 0x1:
+                message = orjson.loads(payload)
+                if message["type"] in ("event", "skip"):
+                    self.last[f"{self.table} {message['seq']}"] = time.time()
+                elif not self.viewed.done():
+                    self.viewed.set_result(None)
+            elif opcode == 0x9 and self.transport is not None:  # a ping: the masked pong
+                mask = os.urandom(4)
+                masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+                self.transport.write(bytes((0x8A, 0x80 | size)) + mask + masked)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.viewed.done():
+            self.viewed.set_exception(ConnectionError("closed before its view"))
+
+
+async def hold_light(urls: list[str]) -> None:
+    """``hold`` with ``Watcher`` sockets instead of the ``websockets`` client's."""
+    last: dict[str, float] = {}
+    gate = asyncio.Semaphore(50)
+    loop = asyncio.get_running_loop()
+
+    async def one(url: str) -> None:
+        parsed = urlsplit(url)
+        table = url.rsplit("/", 2)[-2]
+        assert parsed.hostname is not None and parsed.port is not None
+        async with gate:
+            _, watcher = await loop.create_connection(
+                lambda: Watcher(table, parsed.netloc, parsed.path, last),
+                parsed.hostname,
+                parsed.port,
+            )
+            await asyncio.wait_for(watcher.viewed, 120)
+
+    await asyncio.gather(*(one(u) for u in urls))
+    print("ready", flush=True)
+    while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "report":
+        print(json.dumps(last), flush=True)
+
+
 class Clients:
     """The spectator client processes."""
 
-    def __init__(self, urls: list[str], processes: int) -> None:
+    def __init__(self, urls: list[str], processes: int, light: bool = False) -> None:
         share = [urls[i::processes] for i in range(processes)]
         self.procs = [
             subprocess.Popen(
-                [sys.executable, __file__, "--hold", *part],
+                [sys.executable, __file__, "--hold-light" if light else "--hold", *part],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -240,7 +327,7 @@ async def run(args: argparse.Namespace) -> JSON:
             for t, _ in tables
             for i in range(args.spectators)
         ]
-        clients = Clients(urls, args.clients)
+        clients = Clients(urls, args.clients, args.light)
         try:
             clients.ready()
             await asyncio.sleep(3)  # idle: every socket past its view
@@ -266,6 +353,7 @@ async def run(args: argparse.Namespace) -> JSON:
             "tables": args.tables,
             "server_processes": args.processes,
             "client_processes": len(clients.procs),
+            "light_clients": args.light,
             "moves": args.moves,
             "server_cpu_ms_per_move_alone": round(cpu_alone * 1000, 2),
             "server_cpu_ms_per_move_watched": round(cpu_watched * 1000, 2),
@@ -289,6 +377,9 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--hold":
         uvloop.run(hold(sys.argv[2:]))
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--hold-light":
+        uvloop.run(hold_light(sys.argv[2:]))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--summary":
         summary(sys.argv[2])
         return
@@ -301,6 +392,11 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1, help="server processes")
     parser.add_argument("--redis", default=None, help="Redis URL (needed for --processes > 1)")
     parser.add_argument("--idle", type=float, default=10, help="seconds of idle audience")
+    parser.add_argument(
+        "--light",
+        action="store_true",
+        help="spectator sockets by hand (Watcher): less client CPU beside the server",
+    )
     parser.add_argument("--py-spy", default=None, help="profile the watched phase into FILE")
     args = parser.parse_args()
     print(json.dumps(uvloop.run(run(args))))

@@ -7,7 +7,9 @@ deflate as ``python -m app`` serves), opens ``--sockets`` spectator sockets on o
 client subprocess (``benchmarks/audience.py --hold``), and compares ``tracemalloc`` snapshots
 taken before and after: the Python memory each idle socket holds on the server, by file and by
 line. Memory outside Python's allocator (uvloop's handles, the kernel's socket buffers) is not
-in it; ``benchmarks/audience.py`` measures the process's RSS per socket.
+in it; ``benchmarks/audience.py`` measures the process's RSS per socket. The spectators are
+parked once idle (``app/api/parking.py``) unless the server runs with ``WS_PARK_SPECTATORS``
+false or a ``--ws`` other than ``websockets-sansio``.
 """
 
 from __future__ import annotations

@@ -43,6 +43,8 @@ _SANE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 UNMATCHED = "unmatched"
 # Close code of a WebSocket that ended without a close frame either way.
 CLOSED_ABNORMALLY = 1006
+# ``scope["extensions"]`` key of a socket's ``WebSocketSession`` (with its wire).
+SESSION = "ginrummy.session"
 
 
 def request_id(scope: Scope) -> str:
@@ -151,66 +153,126 @@ async def http(
 
 
 async def websocket(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
-    """Serve a WebSocket session by ``app`` with its id, counts, gauge and line."""
-    rid = request_id(scope)
-    header = (REQUEST_ID, rid.encode())
-    started = time.perf_counter()
-    counts = {"in": 0, "out": 0}
-    code: int | None = None
-    route: str | None = None
-    counters: dict[str, Counter] = {}
-
-    def count(direction: str) -> None:
-        counts[direction] += 1
-        if route is not None:
-            counters[direction].inc()
+    """Serve a WebSocket session by ``app`` with its id, counts, gauge and line
+    (``WebSocketSession``)."""
+    session = WebSocketSession(scope)
 
     async def counting_receive() -> Message:
-        nonlocal code
         message = await receive()
         if message["type"] == "websocket.receive":
-            count("in")
-        elif message["type"] == "websocket.disconnect" and code is None:
-            code = message.get("code", CLOSED_ABNORMALLY)
+            session.received()
+        elif message["type"] == "websocket.disconnect" and session.code is None:
+            session.code = message.get("code", CLOSED_ABNORMALLY)
         return message
 
     async def counting_send(message: Message) -> None:
-        nonlocal code, route
         kind = message["type"]
         if kind == "websocket.send":
-            count("out")
+            session.sent()
         elif kind == "websocket.accept":
-            message = {**message, "headers": [*message.get("headers", ()), header]}
+            message = {**message, "headers": [*message.get("headers", ()), session.header]}
             await send(message)
-            route = route_of(scope)
-            counters.update((d, WEBSOCKET_MESSAGES.labels(route, d)) for d in ("in", "out"))
-            WEBSOCKETS_OPEN.labels(route).inc()
+            session.accepted(scope)
             # Shared frames go straight to the transport where it is safe (app.api.wire).
-            wire = Wire.of(send, functools.partial(count, "out"))
+            wire = Wire.of(send, session.sent)
             if wire is not None:
                 scope.setdefault("extensions", {})[WIRE] = wire
+                scope["extensions"][SESSION] = session
             return
-        elif kind == "websocket.close" and code is None:
-            code = message.get("code", 1000)
+        elif kind == "websocket.close" and session.code is None:
+            session.code = message.get("code", 1000)
         await send(message)
 
-    with request_fields(request_id=rid) as fields:
+    with request_fields(request_id=session.rid) as fields:
+        session.fields = fields
         try:
             await app(scope, counting_receive, counting_send)
         finally:
-            if route is not None:
-                WEBSOCKETS_OPEN.labels(route).dec()
-            closed = CLOSED_ABNORMALLY if code is None else code
-            WEBSOCKET_SESSIONS.labels(route or route_of(scope), str(closed)).inc()
-            _table_fields(scope, fields)
+            if not session.detached:
+                session.finish(scope)
+
+
+class WebSocketSession:
+    """One WebSocket session's access log entry and metrics, counted as it goes.
+
+    A socket served below ASGI once idle (``app.api.parking``) outlives the ASGI call: it is
+    ``detach``-ed then, keeping only the strings its log line needs, and ``finish``-ed at its
+    close."""
+
+    __slots__ = (
+        "client",
+        "code",
+        "counters",
+        "detached",
+        "fields",
+        "header",
+        "incoming",
+        "outgoing",
+        "path",
+        "rid",
+        "route",
+        "started",
+    )
+
+    def __init__(self, scope: Scope) -> None:
+        self.rid = request_id(scope)
+        self.header = (REQUEST_ID, self.rid.encode())
+        self.started = time.perf_counter()
+        self.incoming = 0
+        self.outgoing = 0
+        self.code: int | None = None
+        self.route: str | None = None  # set once accepted
+        self.counters: tuple[Counter, Counter] | None = None
+        self.fields: dict[str, Any] = {}
+        self.detached = False
+        self.path: str | None = None
+        self.client: str | None = None
+
+    def accepted(self, scope: Scope) -> None:
+        route = self.route = route_of(scope)
+        self.counters = (
+            WEBSOCKET_MESSAGES.labels(route, "in"),
+            WEBSOCKET_MESSAGES.labels(route, "out"),
+        )
+        WEBSOCKETS_OPEN.labels(route).inc()
+
+    def received(self) -> None:
+        self.incoming += 1
+        if self.counters is not None:
+            self.counters[0].inc()
+
+    def sent(self) -> None:
+        self.outgoing += 1
+        if self.counters is not None:
+            self.counters[1].inc()
+
+    def detach(self, scope: Scope) -> None:
+        """The ASGI call ends but the socket stays open: keep what the log line needs."""
+        self.detached = True
+        self.path = logged_path(scope)
+        self.client = _client(scope)
+        _table_fields(scope, self.fields)
+
+    def finish(self, scope: Scope | None = None) -> None:
+        """The session ended: its metrics and its one log line."""
+        if self.route is not None:
+            WEBSOCKETS_OPEN.labels(self.route).dec()
+        route = self.route or (UNMATCHED if scope is None else route_of(scope))
+        if scope is not None:
+            self.path = logged_path(scope)
+            self.client = _client(scope)
+            _table_fields(scope, self.fields)
+        closed = CLOSED_ABNORMALLY if self.code is None else self.code
+        WEBSOCKET_SESSIONS.labels(route, str(closed)).inc()
+        with request_fields(**self.fields):
             ACCESS.info(
                 "websocket",
-                route=route or route_of(scope),
-                path=logged_path(scope),
-                accepted=route is not None,
+                route=route,
+                path=self.path,
+                accepted=self.route is not None,
                 close_code=closed,
-                duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                messages_in=counts["in"],
-                messages_out=counts["out"],
-                client=_client(scope),
+                duration_ms=round((time.perf_counter() - self.started) * 1000, 2),
+                messages_in=self.incoming,
+                messages_out=self.outgoing,
+                client=self.client,
             )

@@ -58,6 +58,9 @@ class Outbox(Protocol):
 
     def offer(self, message: str, framed: bytes | None = None) -> None: ...
 
+    def offer_many(self, messages: list[str], framed: bytes) -> None:
+        """``messages`` in order; ``framed``: their frames joined (one write where it can)."""
+
 
 class Member:
     """One socket's place in a table's feed: its audience and the last seq it was given."""
@@ -119,6 +122,10 @@ class Feed:
         self.loaded: Loaded | None = None
         self.quiet_since = time.monotonic()  # when the feed last sent an event
         self.woken = False  # a wake-up from ``tick`` not yet taken by the task
+        # Events handed to the live members but not sent yet: those that arrived together
+        # (one commit's, or a burst while a fan-out ran) go to each socket in one write.
+        self.batch: list[StoredEvent] = []
+        self.batching = False
         self.task = asyncio.create_task(self._run())
 
     def members(self) -> int:
@@ -194,9 +201,14 @@ class Feed:
                     self.epoch = self.hub.epoch
                     if self.last is not None:
                         await self._fill(None)
-                while item is not None:
-                    await self._deliver(item)
-                    item = self.sub.get_nowait()  # may take a wake-up: the log was just read
+                self.batching = True
+                try:
+                    while item is not None:
+                        await self._deliver(item)
+                        item = self.sub.get_nowait()  # may take a wake-up: the log was just read
+                finally:
+                    self.batching = False
+                await self._flush()
                 # The pipeline notifies right after it publishes: the turn is already here.
                 for seat in (0, 1):
                     for member in self.audiences[seat]:
@@ -254,28 +266,54 @@ class Feed:
                 await self._fan_out(stored)
 
     async def _fan_out(self, stored: StoredEvent) -> None:
-        """The one rendering of ``stored`` per audience, to each live member of it; the loop
-        is given back every ``CHUNK`` sockets, so requests (the players' moves) go between."""
-        frames = self.feeds.frames
-        seq = stored.seq
+        """Hand ``stored`` to the live members: with the batch (sent by ``_flush``) while the
+        feed takes what has arrived, else at once."""
         if stored.event.type == "player_joined":
+            await self._flush()  # what came before it, to the audiences as they were
             for member in [m for m in self.audiences[None] if m.joined_as(stored)]:
                 self.audiences[None].discard(member)
                 member.seat = int(stored.event.public["seat"])
                 self.audiences[member.seat].add(member)
-        self.last = seq
+        self.batch.append(stored)
+        self.last = stored.seq
+        if not self.batching:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """The one rendering of each batched event per audience, to each live member of it:
+        every event of the batch in one write per socket. The loop is given back every
+        ``CHUNK`` sockets, so requests (the players' moves) go between."""
+        batch, self.batch = self.batch, []
+        if not batch:
+            return
+        frames = self.feeds.frames
+        first, last = batch[0].seq, batch[-1].seq
         stale: list[Member] = []
         for seat, members in list(self.audiences.items()):
             if not members:
                 continue
-            message = frames.event(stored, seat)
-            framed = frame(message)  # one frame's bytes for the whole audience
+            messages = [frames.event(stored, seat) for stored in batch]
+            each = [frame(message) for message in messages]
+            framed = each[0] if len(each) == 1 else b"".join(each)  # for the whole audience
             for count, member in enumerate(list(members), 1):
-                if seq == member.last + 1:
-                    member.outbox.offer(message, framed)
-                    member.last = seq
-                elif seq > member.last and member.feed is self and member.pending is None:
-                    stale.append(member)  # never by construction; a view puts it right
+                if member.last == first - 1:
+                    if len(messages) == 1:
+                        member.outbox.offer(messages[0], framed)
+                    else:
+                        member.outbox.offer_many(messages, framed)
+                    member.last = last
+                elif member.last < last:
+                    for stored, message, data in zip(batch, messages, each, strict=True):
+                        if stored.seq == member.last + 1:
+                            member.outbox.offer(message, data)
+                            member.last = stored.seq
+                        elif (
+                            stored.seq > member.last
+                            and member.feed is self
+                            and member.pending is None
+                        ):
+                            stale.append(member)  # never by construction; a view puts it right
+                            break
                 if not count % CHUNK:
                     await asyncio.sleep(0)
         if stale:
@@ -295,6 +333,7 @@ class Feed:
         """A fresh ``view`` for the live members (``only`` these): the feed or they fell too
         far behind to fill from the log."""
         if only is None:
+            self.batch = []  # the fresh views supersede what was not sent yet
             self.sub.close()
             self.sub = self.hub.table(self.table_id)  # before the load, as a member does
             self.epoch = self.hub.epoch

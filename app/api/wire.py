@@ -23,15 +23,24 @@ message goes the ASGI way, which waits for a paused transport):
 A written message counts in the access log's ``messages_out`` and its metric as any other.
 A socket with a wire also lets go of its handshake's request and response, which uvicorn keeps
 for the connection's life but never reads after the accept (``Wire.of``).
+
+``Wire.detach`` goes one step further for an idle spectator (``app.api.parking``): the
+transport is handed to a protocol object of ours, with the ``websockets`` connection that parses
+the client's frames, and the ASGI call returns, so the coroutines of the whole ASGI stack and
+uvicorn's protocol object (its queue, events, timers and scope) are freed. uvicorn's protocol is
+left with a transport that does nothing, so the end of its ASGI call closes nothing, and it is
+marked disconnected, so nothing can be sent through it any more.
 """
 
 from __future__ import annotations
 
+import asyncio
 import struct
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple, TypeVar
 
-from websockets.protocol import State
+from websockets.protocol import Protocol, State
+from websockets.server import ServerProtocol
 
 try:
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -40,6 +49,8 @@ except ImportError:  # pragma: no cover - uvicorn without websockets: always the
 
 # ``scope["extensions"]`` key of a socket's ``Wire`` (set at its accept).
 WIRE: Final = "ginrummy.wire"
+
+P = TypeVar("P", bound=asyncio.Protocol)
 
 # What ``Wire.write`` did.
 SENT: Final = 0  # written
@@ -86,8 +97,9 @@ class Wire:
             setattr(protocol, handshake, None)
         return cls(protocol, counted)
 
-    def write(self, data: bytes) -> int:
-        """Write the frame ``data`` (``frame``): ``SENT``, ``BUSY`` or ``CLOSED``."""
+    def write(self, data: bytes, messages: int = 1) -> int:
+        """Write the frame ``data`` (``frame``; or ``messages`` frames joined): ``SENT``,
+        ``BUSY`` or ``CLOSED``."""
         protocol = self.protocol
         transport = protocol.transport
         if (
@@ -100,5 +112,69 @@ class Wire:
         if not protocol.writable.is_set():
             return BUSY
         transport.write(data)
-        self.counted()
+        for _ in range(messages):
+            self.counted()
         return SENT
+
+    def detach(self, make: Callable[[Detached], P]) -> P | None:
+        """Hand this socket's transport to the protocol ``make`` returns; None (nothing
+        changed) unless the socket is open and idle: nothing received and unread, nothing
+        waiting to be written, no close under way."""
+        old = self.protocol
+        transport = old.transport
+        conn: ServerProtocol = old.conn
+        if (
+            old.close_sent
+            or old.disconnected
+            or old.close_timer is not None
+            or old.read_paused
+            or old.frames
+            or not old.queue.empty()
+            or not old.writable.is_set()
+            or conn.state is not State.OPEN
+            or conn.current_size is not None
+            or transport.is_closing()
+        ):
+            return None
+        if not conn.reader.buffer:
+            # The handshake's parser keeps the request (its headers) in its frame: a parser of
+            # frames alone, as the handshake's hands over to, without it.
+            conn.parser = Protocol.parse(conn)
+            next(conn.parser)
+        connections: set[Any] = old.connections
+        protocol = make(Detached(transport, conn, connections, old.ping_interval, old.ping_timeout))
+        old.stop_keepalive()
+        transport.set_protocol(protocol)
+        # uvicorn's shutdown closes what is in this set; the new protocol answers it.
+        connections.discard(old)
+        connections.add(protocol)
+        old.transport = _NOWHERE
+        old.disconnected = True
+        old.close_sent = True
+        return protocol
+
+
+class Detached(NamedTuple):
+    """What a socket served below ASGI keeps of uvicorn's (``Wire.detach``)."""
+
+    transport: asyncio.Transport
+    conn: ServerProtocol
+    connections: set[Any]  # uvicorn's open connections (for its graceful shutdown)
+    ping_interval: float | None
+    ping_timeout: float | None
+
+
+class _Nowhere:
+    """The transport left to uvicorn's protocol of a detached socket: it does nothing."""
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return True
+
+
+_NOWHERE: Final = _Nowhere()

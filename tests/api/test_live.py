@@ -23,9 +23,9 @@ from prometheus_client import REGISTRY
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from app.api.backpressure import SEND_GRACE
 from app.api.frames import frame
 from app.api.messages import SERVER_MESSAGES
-from app.api.routes.live import SEND_GRACE
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, repo

@@ -131,8 +131,18 @@ async def test_json_logs_carry_request_ids_tables_and_seats_but_no_token(tmp_pat
                 await ws.send(orjson.dumps({"type": "ping", "id": "1"}).decode())
                 while orjson.loads(await asyncio.wait_for(ws.recv(), 30))["type"] != "pong":
                     pass
+            # A spectator: served below ASGI once idle (app.api.parking), logged at its close.
+            watch_rid = f"ws-{uuid.uuid4().hex}"
+            url = server.url.replace("http://", "ws://") + f"/v1/tables/{table_id}/ws"
+            async with connect(
+                url, proxy=None, additional_headers={"X-Request-ID": watch_rid}
+            ) as ws:
+                assert orjson.loads(await asyncio.wait_for(ws.recv(), 30))["type"] == "view"
+                await ws.send(orjson.dumps({"type": "ping", "id": "2"}).decode())
+                assert orjson.loads(await asyncio.wait_for(ws.recv(), 30))["type"] == "pong"
         lines = await _poll_lines(
-            server.log, lambda ls: any(line["event"] == "websocket" for line in ls)
+            server.log,
+            lambda ls: sum(line["event"] == "websocket" for line in ls) >= 2,
         )
     finally:
         stop(server)
@@ -156,6 +166,14 @@ async def test_json_logs_carry_request_ids_tables_and_seats_but_no_token(tmp_pat
     assert session["messages_out"] >= 2  # the view, the pong
     assert session["close_code"] == 1000
     assert session["path"] == f"/v1/tables/{table_id}/ws?since=0"
+    (watched,) = [line for line in access if line.get("request_id") == watch_rid]
+    assert watched["event"] == "websocket"
+    assert watched["route"] == "/v1/tables/{table_id}/ws"
+    assert watched["table_id"] == table_id
+    assert watched["seat"] is None
+    assert (watched["messages_in"], watched["messages_out"]) == (1, 2)  # ping; view, pong
+    assert watched["close_code"] == 1000
+    assert watched["path"] == f"/v1/tables/{table_id}/ws"
     text = server.log.read_text()
     for player in players:
         assert player.token not in text

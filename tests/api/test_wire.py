@@ -94,8 +94,23 @@ def _sent(route: str) -> float:
     return value or 0.0
 
 
-async def test_a_socket_on_the_wire_gets_exactly_the_events_in_order(server: Server) -> None:
+@pytest.mark.parametrize("park", [False, True])
+async def test_a_socket_on_the_wire_gets_exactly_the_events_in_order(
+    tmp_path: Path, park: bool
+) -> None:
+    """With parking (``app.api.parking``) the plain spectator is served below ASGI once idle,
+    on the wire too; without, its ``Socket`` writes the shared frames."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}"
+    server = start_server(database, deflate=True, ws_heartbeat=0, ws_park_spectators=park)
+    try:
+        await _on_the_wire(server, park)
+    finally:
+        server.stop()
+
+
+async def _on_the_wire(server: Server, park: bool) -> None:
     route = "/v1/tables/{table_id}/ws"
+    app: Any = server.uvicorn.config.app
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
         table_id, players = await seated_table(client, rules={"target": 500})
         path = f"/v1/tables/{table_id}/ws"
@@ -109,8 +124,17 @@ async def test_a_socket_on_the_wire_gets_exactly_the_events_in_order(server: Ser
             start = (await plain.first("view"))["seq"]
             await deflated.first("view")
             await seat1.first("view")
+            # Deflate (the default client's): the ASGI way.
             wires = sorted(s._wire is not None for s in _sockets(path))
-            assert wires == [False, False, True]  # deflate (the default client's): the ASGI way
+            parked = getattr(app.state, "parking", None)
+            if park:
+                await asyncio.sleep(0.1)
+                assert wires == [False, False]
+                assert parked is not None
+                assert [p.member.feed.table_id for p in parked.sockets] == [table_id]
+            else:
+                assert wires == [False, False, True]
+                assert parked is None
             view = None
             for _ in range(40):
                 view = (await step(client, table_id, players, view))["table"]

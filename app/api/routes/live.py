@@ -27,6 +27,8 @@
   subscription and one task per table, each event rendered once per audience and handed to
   every socket's outbox; a feed that falls ``hub.QUEUE_LIMIT`` events behind sends its sockets a
   fresh ``view``.
+- A spectator's socket, once live and idle, is served below ASGI (``app.api.parking``) with
+  the same guarantees; a few KB of memory instead of ~33.
 - A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when its
   outbox is still full ``SEND_GRACE`` (5) seconds after it filled (or the feed has
   ``OVERFLOW`` more for it meanwhile), the socket is closed with code 4008 (reason
@@ -59,14 +61,22 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Query, WebSocket
-from prometheus_client import Counter
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from app.api.access import SESSION
 from app.api.audiences import Feed, Feeds, Member
+from app.api.backpressure import (
+    CLOSE_SLOW_CONSUMER,
+    OVERFLOW,
+    SEND_GRACE,
+    SLOW_CONSUMERS,
+    SLOW_REASON,
+)
 from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
+from app.api.parking import Parking
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
 from app.logs import annotate
@@ -79,7 +89,6 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.hub import QUEUE_LIMIT
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.service.tickets import Tickets
@@ -94,21 +103,9 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
-CLOSE_SLOW_CONSUMER = 4008
 CLOSE_INTERNAL = 1011
 
 T = TypeVar("T")
-
-# How long a socket's outbox may stay full before the client is a slow consumer (seconds): a
-# burst the client reads drains well within it.
-SEND_GRACE = 5.0
-# Messages the table's feed may add past a full outbox (it never waits) before the client counts
-# as slow at once: as far behind as a hub subscription may fall.
-OVERFLOW = QUEUE_LIMIT
-
-SLOW_CONSUMERS = Counter(
-    "ginrummy_ws_slow_consumers_total", "Sockets closed because the client did not keep up"
-)
 
 # The query parameters of the player's socket (the table's socket reads its own: see table_ws).
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
@@ -170,6 +167,14 @@ class Socket:
         self._key: str | None = None
         self._wire: Wire | None = None  # the transport, for shared frames (``app.api.wire``)
 
+    @property
+    def wire(self) -> Wire | None:
+        return self._wire
+
+    def idle(self) -> bool:
+        """Open, with nothing waiting to be written."""
+        return not self.closing and self._outbox is None and self._writer is None
+
     async def accept(self) -> None:
         """Accept the socket; then find its wire, where the server allows one."""
         await self.websocket.accept()
@@ -199,6 +204,20 @@ class Socket:
                 loop.call_later(SEND_GRACE, self._check)
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
+
+    def offer_many(self, messages: list[str], framed: bytes) -> None:
+        """Queue ``messages`` in order (``framed``: their frames joined, written at once on the
+        wire when nothing is queued), as ``offer`` does each."""
+        wire = self._wire
+        if wire is not None and not self.closing and self._outbox is None:
+            done = wire.write(framed, len(messages))
+            if done == SENT:
+                return
+            if done == CLOSED:
+                self._gone()
+                return
+        for message in messages:
+            self.offer(message)
 
     def _send_now(self, message: str, framed: bytes | None) -> bool:
         """Send ``message`` at once when the transport takes it without waiting (nothing is
@@ -283,9 +302,7 @@ class Socket:
             while box:
                 message = box.popleft()
                 if message is None:
-                    await self.websocket.close(
-                        CLOSE_SLOW_CONSUMER, "slow consumer: reconnect with since"
-                    )
+                    await self.websocket.close(CLOSE_SLOW_CONSUMER, SLOW_REASON)
                     box.clear()
                     return
                 await self.websocket.send_text(message)
@@ -366,22 +383,76 @@ class Socket:
             except RateLimitedError as exc:
                 await self.send(_error(exc))
                 continue
-            raw = message.get("text") or message.get("bytes") or b""
-            try:
-                parsed = CLIENT_MESSAGES.validate_json(raw)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"])
-                await self.send(
-                    {
-                        "type": "error",
-                        "id": None,
-                        "code": "invalid_message",
-                        "message": f"{where}: {first['msg']}" if where else first["msg"],
-                    }
-                )
+            parsed = parse_message(message.get("text") or message.get("bytes") or b"")
+            if isinstance(parsed, dict):
+                await self.send(parsed)
                 continue
             yield parsed
+
+
+def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | dict[str, Any]:
+    """A client's message, or the ``invalid_message`` error that answers it."""
+    try:
+        return CLIENT_MESSAGES.validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return {
+            "type": "error",
+            "id": None,
+            "code": "invalid_message",
+            "message": f"{where}: {first['msg']}" if where else first["msg"],
+        }
+
+
+def _spectator_move(message: MoveMessage) -> dict[str, Any]:
+    exc = UnauthenticatedError("unauthorized", "connect with your token to play")
+    return _error(exc, message.id)
+
+
+class ParkedAnswers:
+    """The answers to parked sockets' messages (``app.api.parking``), as ``requests`` and
+    ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
+    member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
+
+    def __init__(self, service: TableService, limits: RateLimits) -> None:
+        self.service = service
+        self.limits = limits
+
+    async def __call__(self, member: Member, table_id: str, key: str, raw: str | bytes) -> str:
+        try:
+            await self.limits.hit("socket", key)
+        except RateLimitedError as exc:
+            return text(_error(exc))
+        parsed = parse_message(raw)
+        if isinstance(parsed, MoveMessage):
+            return text(await _move(self.service, table_id, member.actor, parsed))
+        if isinstance(parsed, PingMessage):
+            return text({"type": "pong", "id": parsed.id})
+        return text(parsed)
+
+
+async def _move(
+    service: TableService, table_id: str, actor: Actor | None, message: MoveMessage
+) -> dict[str, Any]:
+    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``."""
+    if actor is None:
+        return _spectator_move(message)
+    try:
+        action = Action.from_dict(message.model_dump(include={"kind", "card"}))
+        result = await service.submit(
+            table_id, actor, Play(action), expected_version=message.expected_version
+        )
+    except (ServiceError, RuleError) as exc:
+        return _error(exc, message.id)
+    body = result.body
+    return {
+        "type": "ack",
+        "id": message.id,
+        "version": body["version"],
+        "seq": body["seq"],
+        "table": body["table"],
+    }
 
 
 class TableStream:
@@ -422,12 +493,43 @@ class TableStream:
                 self.feeds.leave(member)  # too far behind meanwhile: a full view
                 member = Member(self.socket, self.actor, notes)
                 since = None
+            if member.seat is None and self._park(member):
+                # Served below ASGI from now on (app.api.parking); the feed closes its notes
+                # when it leaves.
+                notes = None
+                return
             # Only now are the client's messages read: they are answered after the view.
             await self.receive()
-        finally:
+        except BaseException:
             self.feeds.leave(member)
+            raise
+        else:
+            self.feeds.leave(member)
+        finally:
             if notes is not None:
                 notes.close()
+
+    def _park(self, member: Member) -> bool:
+        """Serve this live spectator (no seat, with or without a player) below ASGI
+        (``app.api.parking``), where the server allows it and the socket is idle; False: it
+        stays as it is."""
+        socket = self.socket
+        wire = socket.wire
+        if not self.settings.ws_park_spectators or wire is None or not socket.idle():
+            return False
+        session = socket.websocket.scope.get("extensions", {}).get(SESSION)
+        if session is None:
+            return False
+        parking = _parking(socket.websocket.app)
+        parked = wire.detach(
+            lambda detached: parking.park(detached, member, session, self.table_id)
+        )
+        if parked is None:
+            return False
+        member.outbox = parked
+        session.detach(socket.websocket.scope)
+        socket.stop()
+        return True
 
     async def _catch_up(self, feed: Feed, member: Member, since: int | None) -> bool:
         loaded = await feed.snapshot()
@@ -483,27 +585,19 @@ class TableStream:
                 await self.socket.send({"type": "pong", "id": message.id})
 
     async def _move(self, message: MoveMessage) -> dict[str, Any]:
-        if self.actor is None:
-            exc = UnauthenticatedError("unauthorized", "connect with your token to play")
-            return _error(exc, message.id)
-        try:
-            action = Action.from_dict(message.model_dump(include={"kind", "card"}))
-            result = await self.service.submit(
-                self.table_id,
-                self.actor,
-                Play(action),
-                expected_version=message.expected_version,
-            )
-        except (ServiceError, RuleError) as exc:
-            return _error(exc, message.id)
-        body = result.body
-        return {
-            "type": "ack",
-            "id": message.id,
-            "version": body["version"],
-            "seq": body["seq"],
-            "table": body["table"],
-        }
+        return await _move(self.service, self.table_id, self.actor, message)
+
+
+def _parking(app: Any) -> Parking:
+    """This process's parked spectators, made on first use."""
+    parking: Parking | None = getattr(app.state, "parking", None)
+    if parking is None:
+        parking = app.state.parking = Parking(
+            _feeds(app),
+            ParkedAnswers(app.state.service, app.state.rate_limits),
+            app.state.settings.ws_send_queue,
+        )
+    return parking
 
 
 def _feeds(app: Any) -> Feeds:

@@ -1,0 +1,27 @@
+"""A socket whose client does not keep up: how much may wait for it, and its 4008 close.
+
+Shared by the sockets served through ASGI (``app.api.routes.live.Socket``) and the idle
+spectators served below it (``app.api.parking.Parked``): both keep a bounded outbox, and close
+with ``CLOSE_SLOW_CONSUMER`` after the first ``ws_send_queue`` messages when it is still full
+``SEND_GRACE`` s after it filled, or ``OVERFLOW`` more were offered meanwhile."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from prometheus_client import Counter
+
+from app.service.hub import QUEUE_LIMIT
+
+CLOSE_SLOW_CONSUMER: Final = 4008
+SLOW_REASON: Final = "slow consumer: reconnect with since"
+# How long a socket's outbox may stay full before the client is a slow consumer (seconds): a
+# burst the client reads drains well within it.
+SEND_GRACE: Final = 5.0
+# Messages the table's feed may add past a full outbox (it never waits) before the client counts
+# as slow at once: as far behind as a hub subscription may fall.
+OVERFLOW: Final = QUEUE_LIMIT
+
+SLOW_CONSUMERS = Counter(
+    "ginrummy_ws_slow_consumers_total", "Sockets closed because the client did not keep up"
+)
