@@ -404,8 +404,9 @@ async def test_remote_bot_plays_from_webhooks(notify_server: Server) -> None:
         view = await get_table(client, summary["table_id"], None)
         assert view["game"]["match"]["status"] == "finished"
         assert view["seats"][0]["player"] is not None
-    # Its turns came by webhook, each verified by the bot (none refused).
-    assert summary["webhooks"]["your_turn"] >= 3
+    # Its turns came by webhook, each verified by the bot (none refused). How many: a match to
+    # 30 can end in one hand, after a single turn of the bot's (seen: 0 to 56 with one).
+    assert summary["webhooks"]["your_turn"] >= 1
     assert summary["webhooks"]["refused"] == 0
 
 
