@@ -7,6 +7,7 @@ with ``CLOSE_SLOW_CONSUMER`` after the first ``ws_send_queue`` messages when it 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Final
 
 from prometheus_client import Counter
@@ -25,3 +26,26 @@ OVERFLOW: Final = QUEUE_LIMIT
 SLOW_CONSUMERS = Counter(
     "ginrummy_ws_slow_consumers_total", "Sockets closed because the client did not keep up"
 )
+
+
+class Graced:
+    """The grace of a full outbox, for both kinds of socket: ``_full_since`` is when the outbox
+    last filled (None: it is not full), ``_slow`` closes the socket with 4008."""
+
+    __slots__ = ()
+    closing: bool
+    _full_since: float | None
+
+    def _slow(self) -> None:
+        raise NotImplementedError
+
+    def _check(self) -> None:
+        """The grace of a full outbox ran out: still full, the client is a slow consumer."""
+        if self.closing or self._full_since is None:
+            return
+        loop = asyncio.get_running_loop()
+        remaining = self._full_since + SEND_GRACE - loop.time()
+        if remaining > 0.001:
+            loop.call_later(remaining, self._check)
+            return
+        self._slow()

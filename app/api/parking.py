@@ -50,6 +50,7 @@ from app.api.backpressure import (
     SEND_GRACE,
     SLOW_CONSUMERS,
     SLOW_REASON,
+    Graced,
 )
 from app.api.wire import Detached, frame
 
@@ -131,7 +132,7 @@ class Parking:
             self._keepalive = None
 
 
-class Parked(asyncio.Protocol):
+class Parked(Graced, asyncio.Protocol):
     """One idle spectator's connection, served without ASGI (see the module's docstring): the
     ``asyncio`` protocol of its transport, and its member's outbox."""
 
@@ -224,16 +225,6 @@ class Parked(asyncio.Protocol):
             return
         for message in messages:
             self.offer(message)
-
-    def _check(self) -> None:
-        if self.closing or self._full_since is None:
-            return
-        loop = asyncio.get_running_loop()
-        remaining = self._full_since + SEND_GRACE - loop.time()
-        if remaining > 0.001:
-            loop.call_later(remaining, self._check)
-            return
-        self._slow()
 
     def _slow(self) -> None:
         """Close with 4008 after the first ``queue_limit`` frames queued."""

@@ -72,6 +72,7 @@ from app.api.backpressure import (
     SEND_GRACE,
     SLOW_CONSUMERS,
     SLOW_REASON,
+    Graced,
 )
 from app.api.deps import bearer_token
 from app.api.frames import Frames, text
@@ -134,7 +135,7 @@ async def _caller(websocket: WebSocket, token: str | None, ticket: str | None) -
     return None if raw is None else await service.authenticate(raw)
 
 
-class Socket:
+class Socket(Graced):
     """One accepted WebSocket: messages go out in order through a bounded outbox, written by a
     task that runs only while there is something to send (an idle socket holds no task and no
     queue); a client that does not keep up is closed with 4008."""
@@ -268,17 +269,6 @@ class Socket:
             self._room.clear()
             await self._room.wait()
         self.offer(message)
-
-    def _check(self) -> None:
-        """The grace of a full outbox ran out: still full, the client is a slow consumer."""
-        if self.closing or self._full_since is None:
-            return
-        loop = asyncio.get_running_loop()
-        remaining = self._full_since + SEND_GRACE - loop.time()
-        if remaining > 0.001:
-            loop.call_later(remaining, self._check)
-            return
-        self._slow()
 
     def _slow(self) -> None:
         """Close with 4008 after the first ``queue_limit`` messages queued."""
