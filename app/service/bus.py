@@ -25,23 +25,19 @@ it bumps ``epoch`` and ``health()`` is None.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
 from collections import deque
 from typing import Any
 
+import hiredis
 import orjson
 from prometheus_client import Counter, Gauge, Histogram
-from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
 
 from app.engine import Event
 from app.service.hub import Hub, Notification
+from app.service.redis_link import Link, Reply, connect, pack
 from app.store.repo import Committed, Sent, StoredEvent
 
 log = logging.getLogger(__name__)
@@ -63,6 +59,7 @@ BUS_LAG = Histogram(
 OUTBOX_LIMIT = 10000
 # Seconds of silence after which the listener pings Redis, and the wait for any answer.
 PING_AFTER = 1.0
+# The wait for a connection to Redis (and its AUTH).
 SOCKET_TIMEOUT = 2.0
 
 
@@ -100,29 +97,31 @@ def decode(raw: bytes) -> tuple[str, float, list[StoredEvent], list[Notification
 
 
 class RedisBus(Hub):
-    """A ``Hub`` whose commits also reach the hubs of every other process on the same Redis."""
+    """A ``Hub`` whose commits also reach the hubs of every other process on the same Redis.
+
+    Two connections (``app.service.redis_link``): one subscribed, whose messages are handled in
+    the callback that reads them, and one that publishes: the commits of one pass of the event
+    loop go out in one write, without waiting for Redis's answers.
+    """
 
     def __init__(self, url: str, prefix: str, *, retry: float = 0.5) -> None:
         super().__init__()
+        self.url = url
         self.channel = f"{prefix}:bus"
         # Revoked tokens' hashes (a JSON list), for every process's token cache.
         self.revocations = f"{prefix}:revoke"
+        self._channel, self._revocations = self.channel.encode(), self.revocations.encode()
         self.origin = uuid.uuid4().hex
         # How this process's own messages begin (``encode`` writes the origin first): they
         # come back from Redis and are skipped before they are parsed.
         self._mine = orjson.dumps({"o": self.origin})[:-1]
         self.retry = retry
-        # No retries inside redis-py: a failure surfaces here at once, so the bus says it is
-        # degraded and reconnects itself.
-        self._redis = Redis.from_url(
-            url,
-            socket_connect_timeout=SOCKET_TIMEOUT,
-            socket_timeout=SOCKET_TIMEOUT,
-            retry=Retry(NoBackoff(), 0),
-        )
+        # PUBLISH commands, packed, waiting for the next write: the commits, and before them
+        # the revocations and hellos.
         self._outbox: deque[bytes] = deque()
-        self._revoking: deque[bytes] = deque()
-        self._pending = asyncio.Event()
+        self._first: list[bytes] = []
+        self._flushing = False  # a write is scheduled for this pass of the loop
+        self._publisher: Link | None = None
         self._problem: str | None = "redis: not connected yet"
         self._outage = False  # an outage was logged and counted, and has not ended yet
         self._tasks: list[asyncio.Task[None]] = []
@@ -143,8 +142,6 @@ class RedisBus(Hub):
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        with contextlib.suppress(RedisError, OSError):
-            await self._redis.aclose()
 
     def health(self) -> str | None:
         """None while subscribed to Redis; else the reason (events of other processes then
@@ -161,13 +158,36 @@ class RedisBus(Hub):
         if len(self._outbox) >= OUTBOX_LIMIT:
             self._outbox.popleft()
             BUS_DROPPED.inc()
-        self._outbox.append(encode(self.origin, events, notes, committed))
-        self._pending.set()
+        message = encode(self.origin, events, notes, committed)
+        self._outbox.append(pack(b"PUBLISH", self._channel, message))
+        self._schedule()
 
     def revoke(self, token_hashes: list[str]) -> None:
         super().revoke(token_hashes)
-        self._revoking.append(orjson.dumps(token_hashes))
-        self._pending.set()
+        self._first.append(pack(b"PUBLISH", self._revocations, orjson.dumps(token_hashes)))
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write what waits, in commit order, in one write; while Redis is down, drop it
+        (the others poll the log)."""
+        self._flushing = False
+        if not self._outbox and not self._first:
+            return
+        if self._problem is not None:
+            BUS_DROPPED.inc(len(self._outbox))
+        else:
+            link = self._publisher
+            if link is None or not link.writable:
+                return  # kept (up to OUTBOX_LIMIT) until the link connects or drains
+            link.write(b"".join([*self._first, *self._outbox]))
+            BUS_PUBLISHED.inc(len(self._outbox))
+        self._first.clear()
+        self._outbox.clear()
 
     def _down(self, reason: str) -> None:
         if not self._outage:
@@ -185,82 +205,115 @@ class RedisBus(Hub):
         self._problem = None
         self.epoch += 1
         BUS_DEGRADED.set(0)
-        # Tell the others: what this process committed while it could not publish was dropped,
-        # and a process that reconnected first has stopped polling the log. Each of them takes
-        # this as a new epoch too (its listeners read the log once).
-        self._outbox.appendleft(orjson.dumps({"o": self.origin, "hello": self.epoch}))
-        self._pending.set()
+        self._hello()
+
+    def _hello(self) -> None:
+        """Tell the others that what this process published may have been lost: what it
+        committed while it could not publish was dropped, and a process that reconnected first
+        has stopped polling the log. Each of them takes this as a new epoch (its listeners
+        read the log once)."""
+        hello = orjson.dumps({"o": self.origin, "hello": self.epoch})
+        self._first.append(pack(b"PUBLISH", self._channel, hello))
+        self._schedule()
 
     async def _listen(self) -> None:
         while True:
-            pubsub = self._redis.pubsub()
             try:
-                await pubsub.subscribe(self.channel, self.revocations)
-                await self._receive(pubsub)
-            except (RedisError, OSError) as exc:
+                link = await connect(self.url, self._received, SOCKET_TIMEOUT)
+                try:
+                    link.send(b"SUBSCRIBE", self._channel, self._revocations)
+                    reason = await self._watch(link)
+                finally:
+                    link.close()
+                self._down(f"redis: {reason}")
+            except (OSError, TimeoutError) as exc:
                 self._down(f"redis: {type(exc).__name__}: {exc}")
-            finally:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(self.retry)
 
-    async def _receive(self, pubsub: PubSub) -> None:
-        """Hand the other processes' commits to this hub; ping Redis after a silence."""
-        waiting_pong = False
+    async def _watch(self, link: Link) -> str:
+        """Ping Redis after each silence of ``PING_AFTER`` s; the reason the subscription ended
+        (the connection lost, or a ping unanswered for as long)."""
+        heard, pinged = link.replies, False
         while True:
-            message = await pubsub.get_message(timeout=PING_AFTER)
-            if message is None:
-                if waiting_pong:
-                    raise ConnectionError("no answer to ping")
-                await pubsub.ping()
-                waiting_pong = True
-                continue
-            waiting_pong = False
-            kind = message["type"]
-            if kind == "subscribe":
-                if message["channel"].decode() == self.channel:
-                    self._up()
-            elif kind == "message" and message["channel"].decode() == self.revocations:
-                # Its own too: harmless, the hashes are gone from its cache already.
-                Hub.revoke(self, orjson.loads(message["data"]))
-            elif kind == "message" and not message["data"].startswith(self._mine):
-                if len(message["data"]) < 100 and b'"hello":' in message["data"]:
-                    self.epoch += 1  # another process is back (``_up``)
-                    continue
-                origin, sent, events, notes, table = decode(message["data"])
-                if origin != self.origin:
-                    BUS_RECEIVED.inc()
-                    BUS_LAG.observe(max(0.0, time.time() - sent))
-                    # Caches first: a listener woken by these events may act on the table.
-                    tables = {e.table_id for e in events}
-                    if table is not None:
-                        tables.add(table.table_id)
-                    for table_id in tables:
-                        state = table if table and table.table_id == table_id else None
-                        for callback in self._remote:
-                            callback(table_id, state)
-                    Hub.deliver(self, events, notes)
+            await asyncio.wait([link.lost], timeout=PING_AFTER)
+            if link.lost.done():
+                return link.lost.result()
+            if link.replies != heard:
+                heard, pinged = link.replies, False
+            elif pinged:
+                return "ConnectionError: no answer to ping"
+            else:
+                link.send(b"PING")
+                pinged = True
+
+    def _received(self, reply: Reply) -> None:
+        """A reply on the subscribed connection: the other processes' commits go to this hub
+        (a message this release cannot read is logged and skipped, never the end of the bus)."""
+        if isinstance(reply, hiredis.ReplyError):
+            log.warning("bus: redis answered %s", reply)
+            return
+        kind, channel, data = reply[0], reply[1], reply[2] if len(reply) > 2 else None
+        if kind == b"subscribe":
+            if channel == self._channel:
+                self._up()
+        elif kind != b"message" or not isinstance(data, bytes):
+            return  # a pong
+        elif channel == self._revocations:
+            # Its own too: harmless, the hashes are gone from its cache already.
+            Hub.revoke(self, orjson.loads(data))
+        elif not data.startswith(self._mine):
+            if len(data) < 100 and b'"hello":' in data:
+                self.epoch += 1  # another process is back (``_up``)
+                return
+            try:
+                self._remote_commit(data)
+            except Exception:
+                log.exception("bus message not understood; listeners fill any gap from the log")
+
+    def _remote_commit(self, data: bytes) -> None:
+        origin, sent, events, notes, table = decode(data)
+        if origin == self.origin:
+            return
+        BUS_RECEIVED.inc()
+        BUS_LAG.observe(max(0.0, time.time() - sent))
+        # Caches first: a listener woken by these events may act on the table.
+        tables = {e.table_id for e in events}
+        if table is not None:
+            tables.add(table.table_id)
+        for table_id in tables:
+            state = table if table and table.table_id == table_id else None
+            for callback in self._remote:
+                callback(table_id, state)
+        Hub.deliver(self, events, notes)
 
     async def _publish(self) -> None:
-        """Publish the outbox in commit order; while Redis is down, drop it (others poll)."""
+        """Keep the publishing connection open; after it was lost, say hello again (what was
+        written on it may not have reached Redis)."""
+        lost = False
         while True:
-            await self._pending.wait()
-            self._pending.clear()
-            batch = list(self._outbox)
-            self._outbox.clear()
-            revoked = list(self._revoking)
-            self._revoking.clear()
-            if self._problem is not None:
-                BUS_DROPPED.inc(len(batch))
-                continue
             try:
-                async with self._redis.pipeline(transaction=False) as pipe:
-                    for raw in revoked:
-                        pipe.publish(self.revocations, raw)
-                    for raw in batch:
-                        pipe.publish(self.channel, raw)
-                    await pipe.execute()
-                BUS_PUBLISHED.inc(len(batch))
-            except (RedisError, OSError) as exc:
-                BUS_DROPPED.inc(len(batch))
-                log.warning("bus publish failed: %s", exc)
+                link = await connect(self.url, self._answered, SOCKET_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                if not lost:
+                    log.warning("bus cannot publish: redis: %s: %s", type(exc).__name__, exc)
+                lost = True
+                await asyncio.sleep(self.retry)
+                continue
+            link.on_drain = self._flush
+            self._publisher = link
+            if lost and self._problem is None:
+                self._hello()
+            self._schedule()
+            try:
+                reason = await link.lost
+            finally:
+                self._publisher = None
+                link.close()
+            log.warning("bus publishing connection lost: %s", reason)
+            lost = True
+            await asyncio.sleep(self.retry)
+
+    def _answered(self, reply: Reply) -> None:
+        if isinstance(reply, hiredis.ReplyError):
+            BUS_DROPPED.inc()
+            log.warning("bus publish refused: %s", reply)
