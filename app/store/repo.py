@@ -154,12 +154,13 @@ class ClockWrite:
 @dataclass(frozen=True, slots=True)
 class Committed:
     """What was written: the new version, the stored events and the table as it now is
-    (``state_data``: the snapshot as written, when the change wrote one)."""
+    (``state_data``: the snapshot as written, when the change wrote one: its JSON text on the
+    plain paths, which ``wire`` embeds as is)."""
 
     version: int
     stored: list[StoredEvent]
     after: Loaded
-    state_data: dict[str, Any] | None = None
+    state_data: dict[str, Any] | orjson.Fragment | None = None
     # Rows the change wrote to the notification outbox (only players with a channel get any):
     # the dispatcher is woken for these alone.
     notes_written: int = 0
@@ -507,7 +508,7 @@ def _committed(
     last_seq: int,
     *,
     now: datetime,
-    state_data: dict[str, Any] | None,
+    state_data: dict[str, Any] | orjson.Fragment | None,
     notes: int = 0,
 ) -> Committed:
     """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``
@@ -597,7 +598,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
     planned = _planned_events(loaded, change)
     now = utcnow()
     notes = outbox.pg_arrays(change.notes, dump_json) if change.notes else []
-    state_data = change.state.to_dict()
+    state_text = dump_json(change.state.to_dict())
     row = await db.fetchrow_driver(
         _PLAIN_PG_NOTES if notes else _PLAIN_PG,
         table.id,
@@ -611,12 +612,13 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
         [event.type for event, _, _ in planned],
         [dump_json(event.to_dict()) for event, _, _ in planned],
         [None if secret is None else dump_json(secret) for _, _, secret in planned],
-        dump_json(state_data),
+        state_text,
         *notes,
     )
     if row is None:
         raise VersionConflictError(table.id)
     version, last_seq, written = row
+    state_data = orjson.Fragment(state_text)
     return _committed(
         loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
     )
@@ -677,11 +679,12 @@ def _commit_plain_sqlite(conn: Connection, loaded: Loaded, change: Change) -> Co
             for i, (event, hand, secret) in enumerate(planned)
         ],
     )
-    state_data = change.state.to_dict()
+    state_text = dump_json(change.state.to_dict())
     driver.execute(
         _PLAIN_SQLITE_SNAPSHOT,
-        (version, last_seq, dump_json(state_data), stamp, table.id, table.match_number),
+        (version, last_seq, state_text, stamp, table.id, table.match_number),
     )
+    state_data = orjson.Fragment(state_text)
     written = outbox.write_notes(conn, change.notes, now)
     return _committed(
         loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
