@@ -122,6 +122,7 @@ class RedisBus(Hub):
         self._first: list[bytes] = []
         self._flushing = False  # a write is scheduled for this pass of the loop
         self._publisher: Link | None = None
+        self._subscriber: Link | None = None
         self._problem: str | None = "redis: not connected yet"
         self._outage = False  # an outage was logged and counted, and has not ended yet
         self._tasks: list[asyncio.Task[None]] = []
@@ -220,10 +221,12 @@ class RedisBus(Hub):
         while True:
             try:
                 link = await connect(self.url, self._received, SOCKET_TIMEOUT)
+                self._subscriber = link
                 try:
                     link.send(b"SUBSCRIBE", self._channel, self._revocations)
                     reason = await self._watch(link)
                 finally:
+                    self._subscriber = None
                     link.close()
                 self._down(f"redis: {reason}")
             except (OSError, TimeoutError) as exc:
@@ -250,7 +253,9 @@ class RedisBus(Hub):
         """A reply on the subscribed connection: the other processes' commits go to this hub
         (a message this release cannot read is logged and skipped, never the end of the bus)."""
         if isinstance(reply, hiredis.ReplyError):
-            log.warning("bus: redis answered %s", reply)
+            # Refused (not subscribed, or no longer): start again, degraded meanwhile.
+            if self._subscriber is not None:
+                self._subscriber.close(f"ReplyError: {reply}")
             return
         kind, channel, data = reply[0], reply[1], reply[2] if len(reply) > 2 else None
         if kind == b"subscribe":

@@ -51,14 +51,17 @@ def _answers(url: str) -> bool:
 class RedisServer:
     port: int
     process: subprocess.Popen[bytes] | None = None
+    password: str | None = None  # ``requirepass``: clients must AUTH
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = "" if self.password is None else f":{self.password}@"
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        secret = () if self.password is None else ("--requirepass", self.password)
         self.process = subprocess.Popen(
-            [REDIS, "--port", str(self.port), "--bind", "127.0.0.1", *NO_DISK],
+            [REDIS, "--port", str(self.port), "--bind", "127.0.0.1", *NO_DISK, *secret],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -66,6 +69,8 @@ class RedisServer:
 
     def _pong(self) -> bool:
         cli = ["redis-cli", "-p", str(self.port), "ping"]
+        if self.password is not None:
+            cli[1:1] = ["--no-auth-warning", "-a", self.password]
         return subprocess.run(cli, capture_output=True, check=False).stdout.strip() == b"PONG"
 
     def stop(self) -> None:

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+from redis.asyncio import Redis
 
 from app.engine import Event
 from app.service.bus import RedisBus
@@ -109,3 +110,65 @@ async def test_a_process_back_on_the_bus_makes_the_others_read_the_log_once(
     assert two.epoch == before_two + 1  # its own hello comes back and is skipped
     await asyncio.sleep(0.2)
     assert two.epoch == before_two + 1
+
+
+async def test_a_lost_publishing_connection_comes_back_and_says_hello(
+    redis: RedisServer, buses: tuple[RedisBus, RedisBus]
+) -> None:
+    """Commits written on a connection that broke may never have reached Redis: once the
+    publisher is connected again, the others read the log once (a new epoch), and the bus
+    carries commits again; the subscriptions never broke, so nobody was degraded."""
+    one, two = buses
+    before_one, before_two = one.epoch, two.epoch
+    there = two.table("t1")
+    client = Redis.from_url(redis.url)
+    try:
+        # The publishers are the only plain clients (the subscribers are ``pubsub`` ones).
+        assert await client.client_kill_filter(_type="normal", skipme=True) == 2
+    finally:
+        await client.aclose()
+    await until(lambda: one.epoch > before_one and two.epoch > before_two)
+    assert one.health() is None and two.health() is None
+    one.deliver([chat(2)], [])
+    assert [s.seq for s in await received(there, 1)] == [2]
+
+
+async def test_a_message_it_cannot_read_is_skipped_and_the_bus_goes_on(
+    redis: RedisServer, buses: tuple[RedisBus, RedisBus]
+) -> None:
+    one, two = buses
+    there = two.table("t1")
+    client = Redis.from_url(redis.url)
+    try:
+        assert await client.publish(two.channel, b'{"o": "another release", "e": [[1]]}') == 2
+    finally:
+        await client.aclose()
+    one.deliver([chat(2)], [])
+    assert [s.seq for s in await received(there, 1)] == [2]
+    assert two.health() is None
+    assert not two._outage  # the subscription was never dropped for it
+
+
+async def test_a_redis_with_a_password() -> None:
+    """The bus authenticates with the URL's password; a wrong one, or none, is a degraded bus
+    that says why."""
+    server = RedisServer(_free_port(), password="s3cret")
+    server.start()
+    prefix = f"test-{uuid.uuid4().hex}"
+    one, two = RedisBus(server.url, prefix), RedisBus(server.url, prefix)
+    wrong = RedisBus(server.url.replace("s3cret", "wrong"), prefix)
+    anonymous = RedisBus(server.url.replace(":s3cret@", ""), prefix)
+    try:
+        await one.start()
+        await two.start()
+        await wrong.start()
+        await anonymous.start()
+        there = two.table("t1")
+        one.deliver([chat(2)], [])
+        assert [s.seq for s in await received(there, 1)] == [2]
+        assert "password" in (wrong.health() or "")
+        assert "NOAUTH" in (anonymous.health() or "")
+    finally:
+        for bus in (one, two, wrong, anonymous):
+            await bus.stop()
+        server.stop()
