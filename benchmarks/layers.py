@@ -53,7 +53,8 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
     (
         "fan-out (hub, Redis bus, table and player sockets)",
         re.compile(
-            r"app/service/hub\.py|app/service/bus\.py|app/api/routes/live\.py"
+            r"app/service/hub\.py|app/service/bus\.py|app/service/redis_link\.py"
+            r"|app/api/routes/live\.py"
             r"|app/api/audiences\.py|app/api/wire\.py|websockets/|protocols/websockets"
         ),
     ),
