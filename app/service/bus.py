@@ -122,6 +122,7 @@ class RedisBus(Hub):
         self._first: list[bytes] = []
         self._flushing = False  # a write is scheduled for this pass of the loop
         self._publisher: Link | None = None
+        self._written = 0  # commands written on the publishing link (each gets an answer)
         self._subscriber: Link | None = None
         self._problem: str | None = "redis: not connected yet"
         self._outage = False  # an outage was logged and counted, and has not ended yet
@@ -186,6 +187,7 @@ class RedisBus(Hub):
             if link is None or not link.writable:
                 return  # kept (up to OUTBOX_LIMIT) until the link connects or drains
             link.write(b"".join([*self._first, *self._outbox]))
+            self._written += len(self._first) + len(self._outbox)
             BUS_PUBLISHED.inc(len(self._outbox))
         self._first.clear()
         self._outbox.clear()
@@ -305,18 +307,31 @@ class RedisBus(Hub):
                 await asyncio.sleep(self.retry)
                 continue
             link.on_drain = self._flush
-            self._publisher = link
+            self._publisher, self._written = link, 0
             if lost and self._problem is None:
                 self._hello()
             self._schedule()
             try:
-                reason = await link.lost
+                reason = await self._watch_publisher(link)
             finally:
                 self._publisher = None
                 link.close()
             log.warning("bus publishing connection lost: %s", reason)
             lost = True
             await asyncio.sleep(self.retry)
+
+    async def _watch_publisher(self, link: Link) -> str:
+        """The reason the publishing link ended: lost, or silent (a command written a whole
+        ``PING_AFTER`` s ago still unanswered: a connection that died without closing, or a
+        Redis that stopped answering; commits would pile up unseen)."""
+        owed = 0
+        while True:
+            await asyncio.wait([link.lost], timeout=PING_AFTER)
+            if link.lost.done():
+                return link.lost.result()
+            if link.replies < owed:
+                return f"ConnectionError: no answer to PUBLISH for {PING_AFTER:g} s"
+            owed = self._written
 
     def _answered(self, reply: Reply) -> None:
         if isinstance(reply, hiredis.ReplyError):

@@ -172,3 +172,29 @@ async def test_a_redis_with_a_password() -> None:
         for bus in (one, two, wrong, anonymous):
             await bus.stop()
         server.stop()
+
+
+async def test_a_publishing_connection_that_stops_answering_is_replaced(
+    redis: RedisServer, buses: tuple[RedisBus, RedisBus], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A connection that dies without closing would swallow every commit unseen: a PUBLISH
+    unanswered for a whole ``PING_AFTER`` ends it, and the new one says hello."""
+    one, two = buses
+    before = two.epoch
+    there = two.table("t1")
+    client = Redis.from_url(redis.url)
+    try:
+        # Redis holds every PUBLISH unanswered; the subscriptions' pings still get answers.
+        await client.client_pause(4000, all=False)  # WRITE: PUBLISH waits
+        one.deliver([chat(2)], [])
+        await until(lambda: "no answer to PUBLISH" in caplog.text, timeout=5)
+    finally:
+        await client.client_unpause()
+        await client.aclose()
+    await until(lambda: two.epoch > before)
+    one.deliver([chat(3)], [])
+    async with asyncio.timeout(10):
+        while (item := await there.get()) is not None and item.seq != 3:
+            pass
+    assert item is not None and item.seq == 3
+    assert one.health() is None and two.health() is None
