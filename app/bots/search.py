@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from app.bots.evaluate import bits, costliest, meld_draws
+from app.bots.evaluate import NEAR, TENS, bits, costliest, meld_draws
 from app.bots.knock import sample_opponent
 from app.bots.knowledge import Knowledge
 from app.engine.cards import POINTS, SPREAD
@@ -192,7 +192,7 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
         if drawn is not None:
             loose &= ~(1 << drawn)
         if loose:
-            drop = costliest(loose)
+            drop = shed(loose, h)
             after = a.deadwood - POINTS[drop]
         else:
             # Everything that may leave is melded: the discard that costs the least.
@@ -219,6 +219,18 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
             top = stock.pop()
         hands[turn] = h | 1 << top
     return terms.value(0)
+
+
+def shed(loose: int, h: int) -> int:
+    """The deadwood card of ``loose`` a playout throws from the hand ``h``: the costliest, and
+    among equally costly ones the one with the fewest meld partners in ``h`` (the highest id
+    among those). Medium's real discards follow this rule more often than the costliest card
+    alone (78.3% of them against 74.1%, docs/bots.md)."""
+    top = costliest(loose)
+    equals = loose & (TENS if POINTS[top] == 10 else SPREAD << (top & 15))
+    if equals & (equals - 1) == 0:
+        return top
+    return min(bits(equals), key=lambda c: ((h & NEAR[c]).bit_count(), -c))
 
 
 def knock_points(knocker: int, defender: int, terms: Terms) -> int:
