@@ -224,8 +224,8 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
 def shed(loose: int, h: int) -> int:
     """The deadwood card of ``loose`` a playout throws from the hand ``h``: the costliest, and
     among equally costly ones the one with the fewest meld partners in ``h`` (the highest id
-    among those). Medium's real discards follow this rule more often than the costliest card
-    alone (78.3% of them against 74.1%, docs/bots.md)."""
+    among those). Medium's and hard's real discards follow it more often than the costliest
+    card alone does (``benchmarks/playout_discards.py``; figures in docs/bots.md)."""
     top = costliest(loose)
     equals = loose & (TENS if POINTS[top] == 10 else SPREAD << (top & 15))
     if equals & (equals - 1) == 0:
