@@ -11,7 +11,17 @@ import pytest
 from app.bots import get_bot
 from app.bots.evaluate import bits, costliest
 from app.bots.levels import HardBot
-from app.bots.search import Budget, Hand, Outcome, Terms, knock_points, shed, win_chance
+from app.bots.search import (
+    EARLY_STOCK,
+    PATIENT_COUNT,
+    Budget,
+    Hand,
+    Outcome,
+    Terms,
+    knock_points,
+    shed,
+    win_chance,
+)
 from app.engine import Action, MatchState, apply, parse_card
 from app.engine.cards import POINTS, code
 from app.engine.settlement import settle
@@ -145,6 +155,15 @@ def test_in_playouts_the_searching_seat_waits_for_gin_as_hard_does() -> None:
     assert hand.knocks(0, 8, stock=20) and not hand.knocks(0, 11, stock=20)
     assert hand.knocks(1, 5, stock=20)
     assert Hand(10, 2, False).knocks(0, 5, stock=20)
+
+
+def test_a_patient_playout_opponent_knocks_early_low_or_near_the_dead_hand() -> None:
+    hand = Hand(knock_limit=10, dead_hand_at=2, big_gin=False, wait=6, wait_turns=4, patient=True)
+    assert hand.knocks(1, 9, stock=EARLY_STOCK)  # early: at once
+    assert not hand.knocks(1, 9, stock=20) and not hand.knocks(1, PATIENT_COUNT + 1, stock=20)
+    assert hand.knocks(1, PATIENT_COUNT, stock=20) and hand.knocks(1, 0, stock=20)
+    assert hand.knocks(1, 9, stock=6) and not hand.knocks(1, 11, stock=6)  # 2 draws left
+    assert not hand.knocks(0, 5, stock=20)  # the searching seat waits as before
 
 
 def _mask(cards: str) -> int:
