@@ -6,8 +6,9 @@ Plays seeded arena matches (``benchmarks/bots.py``'s ``play_match`` setting: sea
 each deal) and, at every discard (or knock) of ``--level`` whose hand has a deadwood card it
 may throw, compares the card it threw with what two playout rules would have thrown: the
 costliest loose card, highest id among equals (``costliest``, the rule before), and the
-costliest with the fewest meld partners among equals (``app.bots.search.shed``). Only the
-level's own cards are looked at; the figures say how often each rule names its card.
+costliest with the fewest meld partners among equals (``fewest_partners``, a trial, see
+docs/bots.md). Only the level's own cards are looked at; the figures say how often each rule
+names its card.
 """
 
 from __future__ import annotations
@@ -20,18 +21,29 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.bots.evaluate import costliest
-from app.bots.search import Budget, shed
+from app.bots.evaluate import NEAR, bits, costliest
+from app.bots.search import Budget
 from app.engine import Action, apply, make_ruleset, new_match, parse_card
+from app.engine.cards import POINTS
 from app.engine.game import OVER, PLAYING
 from app.engine.melds import arrange
 from app.engine.views import seat_view
 from benchmarks.bots import arena_bot
 
 
+def fewest_partners(loose: int, hand: int) -> int:
+    """The costliest card of ``loose``, among equally costly ones the one with the fewest
+    cards of ``hand`` it could meld with (``NEAR``), the highest id among those."""
+    top = POINTS[costliest(loose)]
+    return min(
+        (c for c in bits(loose) if POINTS[c] == top),
+        key=lambda c: ((hand & NEAR[c]).bit_count(), -c),
+    )
+
+
 def tally(level: str, against: str, preset: str, seed: str, matches: int) -> dict[str, Any]:
     """Discards of ``level`` named by each rule over ``matches`` matches."""
-    counts = {"discards": 0, "costliest": 0, "shed": 0, "tied": 0}
+    counts = {"discards": 0, "costliest": 0, "fewest_partners": 0, "tied": 0}
     for i in range(matches):
         a_seat = i % 2
         bots = {a_seat: arena_bot(level, Budget()), 1 - a_seat: arena_bot(against, Budget())}
@@ -65,9 +77,9 @@ def _judge(view: dict[str, Any], thrown: int, counts: dict[str, int]) -> None:
     if not loose:
         return
     counts["discards"] += 1
-    old, new = costliest(loose), shed(loose, hand)
+    old, new = costliest(loose), fewest_partners(loose, hand)
     counts["costliest"] += thrown == old
-    counts["shed"] += thrown == new
+    counts["fewest_partners"] += thrown == new
     counts["tied"] += old != new
 
 
@@ -84,7 +96,8 @@ def main() -> None:
     print(
         f"{args.level} vs {args.against}, {args.matches} matches: {counts['discards']} discards"
         f" with a loose card; the rules differ on {counts['tied'] / n:.1%} of them;"
-        f" costliest names {counts['costliest'] / n:.1%}, shed {counts['shed'] / n:.1%}"
+        f" costliest names {counts['costliest'] / n:.1%},"
+        f" fewest partners {counts['fewest_partners'] / n:.1%}"
     )
     print(json.dumps({**vars(args), **counts}))
 

@@ -87,14 +87,14 @@ def meld_draws(hand: int) -> int:
 
 
 # The ten-point ranks (T, J, Q, K) of every suit.
-TENS = ((1 << RANK_COUNT) - (1 << 9)) * SPREAD
+_TENS = ((1 << RANK_COUNT) - (1 << 9)) * SPREAD
 
 
 def costliest(mask: int) -> int:
     """The card of the non-empty ``mask`` with the most points, the highest id among equals:
     ``max(bits(mask), key=lambda c: (POINTS[c], c))`` without the loop (points grow with the
     rank up to the ten, and a card's id is its suit lane plus its rank)."""
-    tens = mask & TENS
+    tens = mask & _TENS
     if tens:
         return tens.bit_length() - 1
     ranks = (mask | mask >> LANE | mask >> 2 * LANE | mask >> 3 * LANE) & _RANKS_MASK

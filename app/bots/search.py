@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from app.bots.evaluate import NEAR, TENS, bits, costliest, meld_draws
+from app.bots.evaluate import bits, costliest, meld_draws
 from app.bots.knock import sample_opponent
 from app.bots.knowledge import Knowledge
 from app.engine.cards import POINTS, SPREAD
@@ -162,30 +162,14 @@ class Hand:
     big_gin: bool
     wait: int = 0
     wait_turns: int = 0
-    patient: bool = False
 
     def knocks(self, turn: int, after: int, stock: int) -> bool:
-        """Whether ``turn`` knocks with ``after`` deadwood and ``stock`` cards in the stock. A
-        ``patient`` opponent (seat 1) knocks at once only early (the stock at ``EARLY_STOCK``
-        or more), with ``PATIENT_COUNT`` or less, or with 2 draws or fewer left."""
+        """Whether ``turn`` knocks with ``after`` deadwood and ``stock`` cards in the stock."""
         if after > self.knock_limit:
             return False
-        if turn:
-            if not self.patient or after <= PATIENT_COUNT or stock >= EARLY_STOCK:
-                return True
-            return (stock - self.dead_hand_at) // 2 <= 2
-        if not 0 < after <= self.wait:
+        if turn or not 0 < after <= self.wait:
             return True
         return (stock - self.dead_hand_at) // 2 <= self.wait_turns
-
-
-# The share of samples whose opponent plays patiently (``Hand.patient``), as medium does: it
-# knocks at once early, later it waits for a low count unless the hand is nearly dead.
-PATIENT_SHARE = 0.25
-# Early: the first 3 draws of each seat from a 31-card stock.
-EARLY_STOCK = 25
-# The count a patient opponent knocks with at once, late in the hand.
-PATIENT_COUNT = 4
 
 
 # Turns a playout may take. Two seats taking each other's discards can pass cards round for
@@ -208,7 +192,7 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
         if drawn is not None:
             loose &= ~(1 << drawn)
         if loose:
-            drop = shed(loose, h)
+            drop = costliest(loose)
             after = a.deadwood - POINTS[drop]
         else:
             # Everything that may leave is melded: the discard that costs the least.
@@ -235,18 +219,6 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
             top = stock.pop()
         hands[turn] = h | 1 << top
     return terms.value(0)
-
-
-def shed(loose: int, h: int) -> int:
-    """The deadwood card of ``loose`` a playout throws from the hand ``h``: the costliest, and
-    among equally costly ones the one with the fewest meld partners in ``h`` (the highest id
-    among those). Medium's and hard's real discards follow it more often than the costliest
-    card alone does (``benchmarks/playout_discards.py``; figures in docs/bots.md)."""
-    top = costliest(loose)
-    equals = loose & (TENS if POINTS[top] == 10 else SPREAD << (top & 15))
-    if equals & (equals - 1) == 0:
-        return top
-    return min(bits(equals), key=lambda c: ((h & NEAR[c]).bit_count(), -c))
 
 
 def knock_points(knocker: int, defender: int, terms: Terms) -> int:
@@ -368,7 +340,6 @@ def search(
     rng = random.Random(_seed(view, events, budget.seed))
     terms = Terms.of(view)
     hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns)
-    patient = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns, patient=True)
     totals = dict.fromkeys(candidates, 0.0)
     # Per candidate, the sum and sum of squares of its value minus the heuristic choice's on
     # the same sample: the evidence needed to overrule the heuristic.
@@ -384,11 +355,10 @@ def search(
             cut = True
             break
         world = sample_world(k, chance, extra, rng)
-        rules = patient if rng.random() < PATIENT_SHARE else hand
         first = 0.0
         for i, move in enumerate(candidates):
             copy = World(list(world.hands), list(world.stock), list(world.pile))
-            value = evaluate(move, copy, rules, terms)
+            value = evaluate(move, copy, hand, terms)
             totals[move] += value
             if i == 0:
                 first = value

@@ -11,17 +11,7 @@ import pytest
 from app.bots import get_bot
 from app.bots.evaluate import bits, costliest
 from app.bots.levels import HardBot
-from app.bots.search import (
-    EARLY_STOCK,
-    PATIENT_COUNT,
-    Budget,
-    Hand,
-    Outcome,
-    Terms,
-    knock_points,
-    shed,
-    win_chance,
-)
+from app.bots.search import Budget, Hand, Outcome, Terms, knock_points, win_chance
 from app.engine import Action, MatchState, apply, parse_card
 from app.engine.cards import POINTS, code
 from app.engine.settlement import settle
@@ -157,15 +147,6 @@ def test_in_playouts_the_searching_seat_waits_for_gin_as_hard_does() -> None:
     assert Hand(10, 2, False).knocks(0, 5, stock=20)
 
 
-def test_a_patient_playout_opponent_knocks_early_low_or_near_the_dead_hand() -> None:
-    hand = Hand(knock_limit=10, dead_hand_at=2, big_gin=False, wait=6, wait_turns=4, patient=True)
-    assert hand.knocks(1, 9, stock=EARLY_STOCK)  # early: at once
-    assert not hand.knocks(1, 9, stock=20) and not hand.knocks(1, PATIENT_COUNT + 1, stock=20)
-    assert hand.knocks(1, PATIENT_COUNT, stock=20) and hand.knocks(1, 0, stock=20)
-    assert hand.knocks(1, 9, stock=6) and not hand.knocks(1, 11, stock=6)  # 2 draws left
-    assert not hand.knocks(0, 5, stock=20)  # the searching seat waits as before
-
-
 def _mask(cards: str) -> int:
     out = 0
     for c in cards.split():
@@ -193,19 +174,3 @@ def test_costliest_is_the_dearest_card_highest_id_among_equals() -> None:
     for cards in ("2C 3D AS", "TC KD 5S", "JS QC TD 9H", "4C 4D 4H 4S", "KS"):
         m = _mask(cards)
         assert costliest(m) == max(bits(m), key=lambda c: (POINTS[c], c))
-
-
-@pytest.mark.parametrize(
-    ("hand", "loose", "thrown"),
-    [
-        ("KS 7C 2D", "KS 7C 2D", "KS"),  # no tie: the costliest
-        ("KS QS KC 2D", "KS KC 2D", "KC"),  # tied kings: the one without a partner (QS)
-        ("KS QS KC QC 9H", "KS KC 9H", "KS"),  # as many partners: the highest id
-        ("JD JH 9D 8H 3C", "JD JH 3C", "JH"),  # the JD has a partner more: the 9D
-        ("TC KD QD 5S", "TC KD QD 5S", "TC"),  # a ten ties with faces: it has no partner
-    ],
-)
-def test_a_playout_sheds_the_costliest_card_with_the_fewest_partners(
-    hand: str, loose: str, thrown: str
-) -> None:
-    assert shed(_mask(loose), _mask(hand)) == int(parse_card(thrown))
