@@ -31,7 +31,12 @@ each phase also reports the server's CPU time per move (from ``/proc``; ``/healt
 same per request) and the client's, which hold whatever the load, and the load average
 (``os.getloadavg``). The servers' CPU is also watched for 3 s with every table seated and
 nobody moving; ``server_cpu_ms_per_move_over_idle`` takes that fixed cost per second out,
-which matters when a loaded machine makes few moves per second. Targets (the issue): p99
+which matters when a loaded machine makes few moves per second. PostgreSQL's processes and
+Redis's are read from ``/proc`` too (every process of this machine by that name), so
+``machine_cpu_ms_per_move`` is what a move costs the whole machine, and
+``healthz_machine_cpu_ms`` what a request to ``/healthz`` does: with both phases saturating the
+same cores, their ratio (``healthz_vs_move_machine_cpu``) bounds capacity / ``/healthz``
+from CPU alone. Targets (the issue): p99
 move latency <= 20 ms in the paced phase and capacity >= 40% of the /healthz ceiling.
 
 The server runs as ``python -m app`` does: without WebSocket per-message deflate.
@@ -40,7 +45,9 @@ The server runs as ``python -m app`` does: without WebSocket per-message deflate
 unique ``REDIS_PREFIX`` per run; the Redis bus is on even for N = 1, to compare): table i's
 seat 0 plays through server i mod N and seat 1 through server (i + 1) mod N, so with N >= 2
 every event delivery timed above is cross-process (committed by the mover's server, received on
-the opponent's socket through another). CPU figures are the sum over the N servers.
+the opponent's socket through another). ``--together`` serves both seats of table i through
+server i mod N instead: N processes with no cross-process event, what N processes cost on
+their own. CPU figures are the sum over the N servers.
 
 ``--ws-moves``: the players send their moves on their table socket (``{"type": "move"}``,
 answered by an ``ack``) instead of over HTTP; dealing the next hand stays HTTP. The move
@@ -114,6 +121,51 @@ class Server:
 
 def servers_cpu(servers: list[Server]) -> float:
     return sum(cpu_seconds(s.pid) for s in servers)
+
+
+def named_cpu(name: str) -> float:
+    """CPU time used so far by every process of this machine whose command is ``name``
+    (``postgres``: the cluster's backends and its background writers; ``redis-server``)."""
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if (proc / "comm").read_text().strip() == name:
+                total += cpu_seconds(int(proc.name))
+    return total
+
+
+@dataclass
+class Machine:
+    """CPU so far of everything a move or a request costs on this machine: the servers, this
+    client, PostgreSQL's processes and Redis's (SQLite works inside the servers)."""
+
+    servers: float
+    client: float
+    database: float
+    redis: float
+
+    @classmethod
+    def read(cls, servers: list[Server]) -> Machine:
+        return cls(
+            servers_cpu(servers),
+            time.process_time(),
+            named_cpu("postgres"),
+            named_cpu("redis-server"),
+        )
+
+    def since(self, before: Machine) -> Machine:
+        return Machine(
+            self.servers - before.servers,
+            self.client - before.client,
+            self.database - before.database,
+            self.redis - before.redis,
+        )
+
+    @property
+    def total(self) -> float:
+        return self.servers + self.client + self.database + self.redis
 
 
 @contextlib.asynccontextmanager
@@ -334,9 +386,12 @@ def _move_message(path: str, body: JSON | None) -> JSON:
     return {"kind": kind, **(body or {})}
 
 
-async def setup(http: httpx.AsyncClient, servers: list[Server], tables: int) -> list[Seat]:
+async def setup(
+    http: httpx.AsyncClient, servers: list[Server], tables: int, *, together: bool = False
+) -> list[Seat]:
     """N tables with two new players each, their sockets connected (not yet started); seat s
-    of table i is served by server (i + s) mod len(servers)."""
+    of table i is served by server (i + s) mod len(servers), or both seats by server i mod
+    len(servers) if ``together``."""
 
     async def post(path: str, token: str | None = None, body: JSON | None = None) -> JSON:
         """A setup request, sent again (same Idempotency-Key) if its kept-alive connection was
@@ -362,7 +417,7 @@ async def setup(http: httpx.AsyncClient, servers: list[Server], tables: int) -> 
         await post(f"/v1/invites/{table['invite_code']}", b["token"])
         seats = [Seat(table["table_id"], 0, a["token"]), Seat(table["table_id"], 1, b["token"])]
         for seat in seats:
-            seat.server = servers[(i + seat.seat) % len(servers)]
+            seat.server = servers[(i + (0 if together else seat.seat)) % len(servers)]
             ws_base = seat.server.url.replace("http://", "ws://", 1)
             url = f"{ws_base}/v1/tables/{seat.table_id}/ws?token={seat.token}"
             seat.ws = await connect(url, proxy=None, max_queue=None)
@@ -401,12 +456,17 @@ async def healthz(
             count += 1
 
     start = time.perf_counter()
-    cpu = servers_cpu(servers)
+    before = Machine.read(servers)
     await asyncio.gather(*(loop(http) for http in clients))
     elapsed = time.perf_counter() - start
+    used = Machine.read(servers).since(before)
+    per = 1000 / max(count, 1)
     return {
         "healthz_per_s": round(count / elapsed, 1),
-        "healthz_server_cpu_ms": round((servers_cpu(servers) - cpu) * 1000 / max(count, 1), 3),
+        "healthz_server_cpu_ms": round(used.servers * per, 3),
+        "healthz_client_cpu_ms": round(used.client * per, 3),
+        # Everything one request cost the machine (servers, client, database, Redis).
+        "healthz_machine_cpu_ms": round(used.total * per, 3),
     }
 
 
@@ -459,14 +519,14 @@ async def measure(
     await asyncio.sleep(warmup)
     spies = [] if profile_to is None else profile(servers, seconds, profile_to)
     load = os.getloadavg()[0]
-    cpu = servers_cpu(servers), time.process_time()
+    before = Machine.read(servers)
     stats.measuring = True
     start = time.perf_counter()
     await asyncio.sleep(seconds)
     stats.measuring = False
     elapsed = time.perf_counter() - start
-    server_cpu = servers_cpu(servers) - cpu[0]
-    client_cpu = time.process_time() - cpu[1]
+    used = Machine.read(servers).since(before)
+    server_cpu, client_cpu = used.servers, used.client
     for spy in spies:
         await asyncio.to_thread(spy.wait)
     moves = max(stats.moves, 1)
@@ -496,6 +556,11 @@ async def measure(
         ),
         "server_idle_cpu_share": round(bench.idle_share, 3),
         "client_cpu_ms_per_move": round(client_cpu * 1000 / moves, 3),
+        # PostgreSQL's processes and Redis's, and everything a move cost this machine: on a
+        # saturated machine, moves/s is about its cores / machine_cpu_ms_per_move.
+        "database_cpu_ms_per_move": round(used.database * 1000 / moves, 3),
+        "redis_cpu_ms_per_move": round(used.redis * 1000 / moves, 3),
+        "machine_cpu_ms_per_move": round(used.total * 1000 / moves, 3),
         "loadavg_1m": round(max(load, os.getloadavg()[0]), 2),
     }
 
@@ -510,6 +575,7 @@ async def run(
     processes: int | None,
     redis: str,
     ws_moves: bool = False,
+    together: bool = False,
     profile_to: Path | None = None,
 ) -> JSON:
     bus = None if processes is None else redis
@@ -519,7 +585,7 @@ async def run(
             http = await stack.enter_async_context(
                 httpx.AsyncClient(base_url=base, timeout=60, verify=TLS)
             )
-            seats = await setup(http, servers, tables)
+            seats = await setup(http, servers, tables, together=together)
             for seat in seats:
                 # A client per player, as in life. aiohttp, not httpx: the client shares the
                 # machine's cores with the servers, and httpx spent 1.5-2 ms of CPU per move
@@ -558,10 +624,16 @@ async def run(
             clients = [s.http for s in seats[::2]]  # as many loops as tables
             capacity.update(await healthz(clients, servers, seconds))
     capacity["moves_vs_healthz"] = round(capacity["moves_per_s"] / capacity["healthz_per_s"], 3)
+    # The same ratio from CPU alone: what /healthz costs the whole machine over what a move
+    # costs it. Both phases saturate the same cores, so this is the ceiling of the ratio above.
+    capacity["healthz_vs_move_machine_cpu"] = round(
+        capacity["healthz_machine_cpu_ms"] / capacity["machine_cpu_ms_per_move"], 3
+    )
     return {
         "tables": tables,
         "processes": len(servers),
         "moves_over": "websocket" if ws_moves else "http",
+        "seats": "together" if together else "split",
         "paced": paced,
         "capacity": capacity,
     }
@@ -582,6 +654,11 @@ def main() -> None:
         "--ws-moves", action="store_true", help="moves on the table socket instead of HTTP"
     )
     parser.add_argument(
+        "--together",
+        action="store_true",
+        help="with --processes N: both seats of a table on one server (no cross-process event)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         default=None,
@@ -600,6 +677,7 @@ def main() -> None:
                 processes=args.processes,
                 redis=args.redis,
                 ws_moves=args.ws_moves,
+                together=args.together,
                 profile_to=None if args.profile is None else args.profile / kind,
             )
         )
