@@ -41,7 +41,7 @@ from app.engine.settlement import settle
 MIN_SAMPLES = 8
 # A searched candidate overrules the heuristic's choice only when its mean paired gain is this
 # many standard errors above zero: fewer samples than the noise needs keep the judgement.
-EVIDENCE = 0.5
+EVIDENCE = 1.5
 
 
 @dataclass(frozen=True, slots=True)
