@@ -20,8 +20,8 @@ Exactly one actor per bot seat, across any number of server processes on one dat
 - and every move is pinned to the version it was decided on, so even a process that lost its
   lease without noticing (a pause longer than the lease) can never apply a move twice or late.
 
-How work is found: the bus (``Hub.tables()``; with Redis, every process's commits) reports a
-bot seated or a match started at once; each process also scans the database every
+How work is found: the bus (``Hub.tables(WAKE_EVENTS)``; with Redis, every process's commits)
+reports a bot seated or a match started at once; each process also scans the database every
 ``bot_scan_interval`` seconds for tables in a match whose bot seat no live lease covers (a
 restart, a crashed process) and at start, so a bot whose turn it was acts after a restart. The
 lease holder hears every move of its table through the bus, whichever process took it, so the
@@ -112,10 +112,9 @@ class BotRunner:
 
     async def _watch(self) -> None:
         while True:  # a fresh subscription after an overflow; the scan covers the gap
-            async with self.service.hub.tables() as events:
+            async with self.service.hub.tables(WAKE_EVENTS) as events:
                 async for item in events:
-                    if item.event.type in WAKE_EVENTS:
-                        self.drive(item.table_id)
+                    self.drive(item.table_id)
 
     async def _scan(self) -> None:
         while True:

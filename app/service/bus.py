@@ -1,12 +1,17 @@
 """The bus across processes: each commit of any process reaches the listeners of every process.
 
 ``RedisBus`` is a ``Hub`` (the in-process fan-out) that also carries each commit over Redis
-pub/sub, on one channel ``{redis_prefix}:bus``, as one message: the committing process's id,
-the time, the stored events (unredacted: Redis is inside the trust boundary, like PostgreSQL),
-the notifications and the table as committed (``Committed.wire``: its row, seats and snapshot,
-so a process that caches the table updates its copy instead of loading it from the database).
-Every process delivers the messages of the others to its own hub, and its own commits straight
-away (it skips its own messages when they come back).
+pub/sub, on one channel ``{redis_prefix}:bus``, as one message of two JSON lines. The first,
+short, routes it: the committing process's id, the time, the tables, event types and players the
+commit concerns. The second carries it: the stored events (unredacted: Redis is inside the trust
+boundary, like PostgreSQL), the notifications and the table as committed (``Committed.wire``: its
+row, seats and snapshot, so a process that caches the table updates its copy instead of loading
+it from the database). Every process delivers the messages of the others to its own hub, and its
+own commits straight away (it skips its own messages when they come back). A process reads the
+second line only when its hub ``listens`` to the commit (a socket on that table or player, the
+bot runner's event types), and drops its cached copy of a table nobody listens to here: with a
+proxy that sends a table's requests and sockets to one process (``deploy/nginx.conf``), most
+commits concern no other process, which then pays for reading one short line.
 
 Pub/sub is fire-and-forget, and PostgreSQL already keeps the numbered log, so nothing here
 tries to be reliable: a listener that sees a seq jump, or a change of ``epoch``, or a degraded
@@ -49,6 +54,10 @@ BUS_DROPPED = Counter(
     "ginrummy_bus_dropped_total", "Commits not published to Redis (it was down; others poll)"
 )
 BUS_RECEIVED = Counter("ginrummy_bus_received_total", "Commits of other processes received")
+BUS_SKIPPED = Counter(
+    "ginrummy_bus_skipped_total",
+    "Commits of other processes received that nothing in this process listens to (not decoded)",
+)
 BUS_LAG = Histogram(
     "ginrummy_bus_delivery_seconds",
     "From a commit's publication by one process to its delivery in another",
@@ -69,31 +78,50 @@ def encode(
     notes: list[Notification],
     committed: Committed | None = None,
 ) -> bytes:
-    """One commit as a bus message."""
-    return orjson.dumps(
-        {
-            "o": origin,
-            "t": time.time(),
-            "e": [
-                [s.table_id, s.seq, s.match_number, s.hand_number, s.event.to_dict()]
-                for s in events
-            ],
-            "n": [[n.player_id, n.type, n.table_id, n.data] for n in notes],
-            "a": None if committed is None else committed.wire(),
-        },
-        option=orjson.OPT_NON_STR_KEYS,
-    )
+    """One commit as a bus message: its route, a newline, its body (orjson writes no raw
+    newline inside a document)."""
+    tables = {s.table_id for s in events}
+    if committed is not None:
+        tables.add(committed.after.table.id)
+    route = {
+        "o": origin,
+        "t": time.time(),
+        "tables": sorted(tables),
+        "types": sorted({s.event.type for s in events}),
+        "players": sorted({n.player_id for n in notes}),
+    }
+    body = {
+        "e": [
+            [s.table_id, s.seq, s.match_number, s.hand_number, s.event.to_dict()] for s in events
+        ],
+        "n": [[n.player_id, n.type, n.table_id, n.data] for n in notes],
+        "a": None if committed is None else committed.wire(),
+    }
+    return orjson.dumps(route) + b"\n" + orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+
+
+def route(raw: bytes) -> tuple[dict[str, Any], bytes]:
+    """A bus message's route (its first line, parsed) and its body, not yet parsed."""
+    head, _, body = raw.partition(b"\n")
+    parsed: dict[str, Any] = orjson.loads(head)
+    return parsed, body
 
 
 def decode(raw: bytes) -> tuple[str, float, list[StoredEvent], list[Notification], Sent | None]:
     """A bus message: (origin, publication time, events, notifications, the table as
     committed, if sent)."""
+    head, body = route(raw)
+    return (head["o"], head["t"], *read_body(body))
+
+
+def read_body(raw: bytes) -> tuple[list[StoredEvent], list[Notification], Sent | None]:
+    """A bus message's second line: (events, notifications, the table as committed, if sent)."""
     body: dict[str, Any] = orjson.loads(raw)
     events = [StoredEvent(t, s, m, h, Event.from_dict(e)) for t, s, m, h, e in body["e"]]
     notes = [Notification(p, kind, t, d) for p, kind, t, d in body["n"]]
     table = body.get("a")
     sent = Sent(table) if isinstance(table, list) and len(table) == Sent.FIELDS else None
-    return body["o"], body["t"], events, notes, sent
+    return events, notes, sent
 
 
 class RedisBus(Hub):
@@ -278,16 +306,25 @@ class RedisBus(Hub):
                 log.exception("bus message not understood; listeners fill any gap from the log")
 
     def _remote_commit(self, data: bytes) -> None:
-        origin, sent, events, notes, table = decode(data)
-        if origin == self.origin:
+        head, raw = route(data)
+        if head["o"] == self.origin:
             return
         BUS_RECEIVED.inc()
-        BUS_LAG.observe(max(0.0, time.time() - sent))
-        # Caches first: a listener woken by these events may act on the table.
-        tables = {e.table_id for e in events}
-        if table is not None:
-            tables.add(table.table_id)
+        BUS_LAG.observe(max(0.0, time.time() - head["t"]))
+        # A cached copy of a table nobody here listens to is dropped rather than kept up to
+        # date: the next commits there are then not even read (a request for it loads it).
+        tables: list[str] = head["tables"]
+        listened = [t for t in tables if self.listened(t)]
         for table_id in tables:
+            if table_id not in listened:
+                for callback in self._remote:
+                    callback(table_id, None)
+        if not self.listens(listened, head["types"], head["players"]):
+            BUS_SKIPPED.inc()
+            return
+        events, notes, table = read_body(raw)
+        # Caches first: a listener woken by these events may act on the table.
+        for table_id in listened:
             state = table if table and table.table_id == table_id else None
             for callback in self._remote:
                 callback(table_id, state)

@@ -6,8 +6,8 @@ Interfaces for transport code (the WebSocket endpoints):
   from now on, in seq order (the pipeline publishes under the table's lock, after the commit).
   Each item is a ``StoredEvent(table_id, seq, match_number, hand_number, event)``; redact it per
   recipient with ``item.event.for_recipient(seat_or_None)`` — never send ``event.to_dict()``.
-- ``hub.tables()`` -> ``Subscription[StoredEvent]``: every event of every table (the bot runner
-  watches it for tables that gain a bot or start a match).
+- ``hub.tables(types)`` -> ``Subscription[StoredEvent]``: every table's events of these types
+  (the bot runner watches ``bot_seated`` and ``match_started`` for tables it may have to drive).
 - ``hub.player(player_id)`` -> ``Subscription[Notification]``: that player's notifications
   across all tables (``your_turn``, ``opponent_joined``, ``match_finished``).
 - Use a subscription as ``async with hub.table(tid) as sub: async for item in sub: ...``.
@@ -24,7 +24,10 @@ processes may be late, and listeners should read the log every ``POLL_INTERVAL``
 ``epoch`` (bumped each time the bus (re)connects: a listener that saw another epoch reads the
 log once, since messages may have been lost meanwhile), ``on_remote(callback)`` (called with
 the table id of each commit another process made and the table as it committed it, a
-``repo.Sent``: the pipeline's table cache takes it, see ``TableService``), and
+``repo.Sent``, or None: the pipeline's table cache takes it, or drops its copy; see
+``TableService``), ``listens(tables, types, players)`` (whether anything here listens to a
+commit of those tables, event types and players: the bus does not even read the others'
+commits nobody here listens to), and
 ``revoke(token_hashes)`` / ``on_revoke(callback)`` (a revoked token leaves every process's token
 cache: ``app.service.tokens``).
 """
@@ -45,8 +48,6 @@ T = TypeVar("T")
 QUEUE_LIMIT = 1000
 # How often a listener reads the log while the bus is degraded (seconds).
 POLL_INTERVAL = 0.5
-# The key of ``Hub.tables()`` subscribers: no table id (hex) can be it.
-EVERY_TABLE = "*"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +66,15 @@ class Notification:
 class Subscription(Generic[T]):
     """A queue of published items for one listener; iterate it, close it when done."""
 
-    def __init__(self, registry: dict[str, set[Subscription[T]]], key: str) -> None:
+    def __init__(self, registry: dict[str, set[Subscription[T]]], *keys: str) -> None:
         self._registry = registry
-        self._key = key
+        self._keys = keys
         # Unbounded underneath: the limit is enforced in ``put`` so that the end-of-stream
         # marker always fits and the items kept are a gapless prefix of what was published.
         self._queue: asyncio.Queue[T | None] = asyncio.Queue()
         self.overflowed = False
-        registry[key].add(self)
+        for key in keys:
+            registry[key].add(self)
 
     def put(self, item: T) -> None:
         """Queue ``item``; past ``QUEUE_LIMIT`` waiting items, stop here and mark the overflow.
@@ -106,11 +108,12 @@ class Subscription(Generic[T]):
         self._queue.put_nowait(None)
 
     def close(self) -> None:
-        subs = self._registry.get(self._key)
-        if subs is not None:
-            subs.discard(self)
-            if not subs:
-                del self._registry[self._key]
+        for key in self._keys:
+            subs = self._registry.get(key)
+            if subs is not None:
+                subs.discard(self)
+                if not subs:
+                    del self._registry[key]
         self._queue.put_nowait(None)
 
     def __aiter__(self) -> AsyncIterator[T]:
@@ -137,6 +140,8 @@ class Hub:
 
     def __init__(self) -> None:
         self._tables: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
+        # ``tables(types)`` subscribers, by event type.
+        self._types: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
         self._players: dict[str, set[Subscription[Notification]]] = defaultdict(set)
         self.epoch = 0
         # Called for each commit another process made (see ``on_remote``).
@@ -146,9 +151,22 @@ class Hub:
 
     def on_remote(self, callback: Callable[[str, Sent | None], object]) -> None:
         """Call ``callback(table_id, sent)`` for each commit of another process: ``sent`` is
-        the table as it committed it (None from a process that sent none: a cache of that
-        table here is stale). In process: never."""
+        the table as it committed it, or None (from a process that sent none, or at a table
+        nobody listens to here): a cache of that table here is stale. In process: never."""
         self._remote.append(callback)
+
+    def listened(self, table_id: str) -> bool:
+        """Whether a subscriber here listens to this table's events."""
+        return table_id in self._tables
+
+    def listens(self, tables: Iterable[str], types: Iterable[str], players: Iterable[str]) -> bool:
+        """Whether anything here listens to a commit of these tables, event types and
+        players' notifications (a table's subscriber, a ``tables(types)`` one, a player's)."""
+        return (
+            any(t in self._tables for t in tables)
+            or any(k in self._types for k in types)
+            or any(p in self._players for p in players)
+        )
 
     def on_revoke(self, callback: Callable[[list[str]], object]) -> None:
         """Call ``callback(token_hashes)`` for each revocation made by any process."""
@@ -183,8 +201,9 @@ class Hub:
     def table(self, table_id: str) -> Subscription[StoredEvent]:
         return Subscription(self._tables, table_id)
 
-    def tables(self) -> Subscription[StoredEvent]:
-        return Subscription(self._tables, EVERY_TABLE)
+    def tables(self, types: Iterable[str]) -> Subscription[StoredEvent]:
+        """Every table's events of these ``types``."""
+        return Subscription(self._types, *types)
 
     def player(self, player_id: str) -> Subscription[Notification]:
         return Subscription(self._players, player_id)
@@ -192,9 +211,10 @@ class Hub:
     def publish(self, events: Iterable[StoredEvent]) -> None:
         """Hand committed events to every subscriber of their table."""
         for item in events:
-            for key in (item.table_id, EVERY_TABLE):
-                for sub in list(self._tables.get(key, ())):
-                    sub.put(item)
+            for sub in list(self._tables.get(item.table_id, ())):
+                sub.put(item)
+            for sub in list(self._types.get(item.event.type, ())):
+                sub.put(item)
 
     def notify(self, notifications: Iterable[Notification]) -> None:
         for note in notifications:

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+from prometheus_client import REGISTRY
 from redis.asyncio import Redis
 
 from app.engine import Event
@@ -75,6 +76,34 @@ async def test_a_commit_reaches_the_other_process_in_order_and_this_one_once(
     # The other process's cache of the table is stale after each commit (these commits carry
     # no table: it drops it); this one's is not.
     assert stale_there == [("t1", None)] * 10 and stale_here == []
+
+
+def skipped() -> float:
+    return REGISTRY.get_sample_value("ginrummy_bus_skipped_total") or 0.0
+
+
+async def test_a_commit_nothing_here_listens_to_is_not_read(
+    buses: tuple[RedisBus, RedisBus],
+) -> None:
+    """Another process's commit is read only for a table with a subscriber here, an event type
+    the bot runner watches, or a player with a socket here; a cached copy of any other table
+    it concerns is dropped (its next commits are then not even read)."""
+    one, two = buses
+    told: list[tuple[str, Sent | None]] = []
+    two.on_remote(lambda table_id, sent: told.append((table_id, sent)))
+    watched, there, notes = two.tables(["bot_seated"]), two.table("t1"), two.player("p1")
+    before = skipped()
+    one.deliver([chat(2, "t2")], [Notification("p9", "your_turn", "t2", {})])  # not read
+    one.deliver([StoredEvent("t4", 1, 1, None, Event("bot_seated", {"seat": 1}))], [])
+    one.deliver([chat(3, "t5")], [Notification("p1", "your_turn", "t5", {})])
+    one.deliver([chat(4, "t1")], [])
+    assert [s.seq for s in await received(there, 1)] == [4]  # the last: all were handled
+    assert told == [("t2", None), ("t4", None), ("t5", None), ("t1", None)]
+    seated = await watched.get()
+    assert seated is not None and (seated.table_id, seated.event.type) == ("t4", "bot_seated")
+    assert watched.get_nowait() is None  # a chat is not a type it watches
+    assert (await notes.get()) == Notification("p1", "your_turn", "t5", {})
+    assert skipped() - before == 1
 
 
 async def test_redis_down_is_degraded_then_ok_again_on_its_own(
