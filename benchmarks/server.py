@@ -47,8 +47,9 @@ unique ``REDIS_PREFIX`` per run; the Redis bus is on even for N = 1, to compare)
 seat 0 plays through server i mod N and seat 1 through server (i + 1) mod N, so with N >= 2
 every event delivery timed above is cross-process (committed by the mover's server, received on
 the opponent's socket through another). ``--together`` serves both seats of table i through
-server i mod N instead: N processes with no cross-process event, what N processes cost on
-their own. CPU figures are the sum over the N servers.
+server i mod N instead, as ``deploy/nginx.conf`` routes a table's requests and sockets to one
+replica: no table event then needs to cross, and the other servers read only the first line
+of each bus message. CPU figures are the sum over the N servers.
 
 ``--ws-moves``: the players send their moves on their table socket (``{"type": "move"}``,
 answered by an ``ack``) instead of over HTTP; dealing the next hand stays HTTP. The move
@@ -657,7 +658,7 @@ def main() -> None:
     parser.add_argument(
         "--together",
         action="store_true",
-        help="with --processes N: both seats of a table on one server (no cross-process event)",
+        help="with --processes N: both seats of a table on one server, as nginx.conf routes",
     )
     parser.add_argument(
         "--profile",

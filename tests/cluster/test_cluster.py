@@ -1,13 +1,18 @@
 """Many processes, one game: three ``python -m app`` behind nginx, one PostgreSQL, one Redis.
 
-The tests run in this order on one cluster: a full match, a Redis outage, then kill -9 of one
-process (the cluster has two left afterwards).
+The proxy sends a table's requests and sockets to one process (``deploy/nginx.conf``), so the
+tests spread a table's players and spectators over the processes themselves, some straight to
+a process, as a proxy that balanced otherwise (or a replica's failure) would.
+
+The tests run in this order on one cluster: a full match, the proxy's routing, a Redis outage,
+then kill -9 of one process (the cluster has two left afterwards).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
 import time
 import uuid
@@ -66,13 +71,15 @@ async def view_of(client: httpx.AsyncClient, table_id: str, who: Player) -> JSON
 
 
 class Match:
-    """Two HTTP players at one table, moving through the proxy; counts the your_turn each
-    should be told of (the turn passed to them by the other's move)."""
+    """Two HTTP players at one table, moving through the proxy (or, a seat in ``through``,
+    straight through that process); counts the your_turn each should be told of (the turn
+    passed to them by the other's move)."""
 
     def __init__(self, client: httpx.AsyncClient, table_id: str, players: list[Player]) -> None:
         self.client = client
         self.table_id = table_id
         self.players = players
+        self.through: dict[int, httpx.AsyncClient] = {}
         self.turns: Counter[int] = Counter()
         self.view: JSON | None = None
 
@@ -85,7 +92,8 @@ class Match:
             self.turns[hand["turn"]] += 1
 
     async def command(self, seat: int, path: str, body: JSON | None = None, **kw: bool) -> JSON:
-        result = await post(self.client, path, self.players[seat], body, **kw)
+        client = self.through.get(seat, self.client)
+        result = await post(client, path, self.players[seat], body, **kw)
         self.view = result.get("table", result)
         assert self.view is not None
         self._count(seat, self.view)
@@ -118,16 +126,14 @@ async def new_match(client: httpx.AsyncClient, **rules: int) -> Match:
     return match
 
 
-def table_sockets(cluster: Cluster, match: Match, since: dict[str, int] | None = None) -> list[str]:
-    """The URLs of seat 0's, seat 1's and a spectator's table socket through the proxy."""
+def table_sockets(cluster: Cluster, match: Match, on: list[App | None] | None = None) -> list[str]:
+    """The URLs of seat 0's, seat 1's and a spectator's table socket: through the proxy, or
+    straight to the process ``on[i]`` for the i-th of them."""
     path = f"/v1/tables/{match.table_id}/ws"
-    since = since or {}
+    on = on or [None, None, None]
     urls = []
-    for who, token in (("0", match.players[0].token), ("1", match.players[1].token), ("s", "")):
-        query = [f"token={token}"] if token else []
-        if who in since:
-            query.append(f"since={since[who]}")
-        urls.append(cluster.ws(path + ("?" + "&".join(query) if query else "")))
+    for token, app in zip((match.players[0].token, match.players[1].token, ""), on, strict=True):
+        urls.append(cluster.ws(path + (f"?token={token}" if token else ""), app))
     return urls
 
 
@@ -162,16 +168,25 @@ async def assert_exactly_the_log(
 async def test_a_match_over_three_processes_reaches_every_socket_once_in_order(
     cluster: Cluster,
 ) -> None:
-    async with httpx.AsyncClient(base_url=cluster.url, timeout=30) as client:
+    """Seat 0 moves through process 0, seat 1 through the proxy (the table's process); seat 1's
+    socket is on process 1, the spectator's on process 2, seat 0's through the proxy, and the
+    players' own sockets wherever the proxy puts them (round-robin): every commit of either
+    process crosses to sockets of another."""
+    apps = cluster.apps
+    async with (
+        httpx.AsyncClient(base_url=cluster.url, timeout=30) as client,
+        httpx.AsyncClient(base_url=apps[0].url, timeout=30) as first,
+    ):
         p0, p1 = await new_player(client, "Ada"), await new_player(client, "Bo")
         note_urls = [cluster.ws(f"/v1/players/me/ws?token={p.token}") for p in (p0, p1)]
         async with recorded(note_urls[0]) as n0, recorded(note_urls[1]) as n1:
             table = await new_table(client, p0, rules={"target": 30})
             match = Match(client, table["table_id"], [p0, p1])
+            match.through[0] = first
             async with contextlib.AsyncExitStack() as stack:
                 recs = [
                     await stack.enter_async_context(recorded(url))
-                    for url in table_sockets(cluster, match)
+                    for url in table_sockets(cluster, match, [None, apps[1], apps[2]])
                 ]
                 start = [(await rec.first("view"))["seq"] for rec in recs]
                 await match.command(1, f"/v1/invites/{table['invite_code']}")
@@ -188,6 +203,29 @@ async def test_a_match_over_three_processes_reaches_every_socket_once_in_order(
             assert [m["player"]["id"] for m in n0.of_type("opponent_joined")] == [p1.id]
 
 
+async def test_the_proxy_sends_a_tables_requests_and_sockets_to_one_process(
+    cluster: Cluster,
+) -> None:
+    """Through the proxy, every path under a table's ``/v1/tables/{id}`` reaches the same
+    process (a consistent hash of the id); a table's events then cross no process on their way
+    to its sockets. Requests of no table are balanced over all of them."""
+    async with httpx.AsyncClient(base_url=cluster.url, timeout=30) as client:
+        matches = [await new_match(client, target=500) for _ in range(4)]
+        for match in matches:
+            await match.command(0, f"/v1/tables/{match.table_id}/start")
+            async with recorded(table_sockets(cluster, match)[2]) as spectator:
+                view = await match.play(4)
+                await spectator.reach(view["seq"])
+    served: list[list[int]] = [
+        [app.output().count(f"/v1/tables/{m.table_id}") for app in cluster.apps] for m in matches
+    ]
+    for counts in served:
+        assert sorted(counts)[:-1] == [0] * (len(counts) - 1), served
+        assert max(counts) >= 4 + 1 + 1, served  # the moves, the start, the socket
+    # The players' creations (no table in their path) went round-robin: to every process.
+    assert all(re.search(r"/v1/players(?![/\w])", app.output()) for app in cluster.apps)
+
+
 async def _logged(apps: list[App], text: str, count: int, timeout: float = 15) -> None:
     async with asyncio.timeout(timeout):
         while not all(app.output().count(text) >= count for app in apps):
@@ -195,13 +233,18 @@ async def _logged(apps: list[App], text: str, count: int, timeout: float = 15) -
 
 
 async def test_redis_down_then_up_refuses_no_move_and_loses_no_event(cluster: Cluster) -> None:
-    async with httpx.AsyncClient(base_url=cluster.url, timeout=30) as client:
+    apps = cluster.apps
+    async with (
+        httpx.AsyncClient(base_url=cluster.url, timeout=30) as client,
+        httpx.AsyncClient(base_url=apps[0].url, timeout=30) as first,
+    ):
         match = await new_match(client, target=500)
+        match.through[0] = first  # seat 1 through the proxy
         await match.command(0, f"/v1/tables/{match.table_id}/start")
         async with contextlib.AsyncExitStack() as stack:
             recs = [
                 await stack.enter_async_context(recorded(url))
-                for url in table_sockets(cluster, match)
+                for url in table_sockets(cluster, match, [None, apps[1], apps[2]])
             ]
             start = [(await rec.first("view"))["seq"] for rec in recs]
             await match.play(4, retry=False)
@@ -271,11 +314,12 @@ async def test_kill_9_loses_no_event_and_the_bot_moves_again_within_3_s(
             for rec in recs:
                 await rec[0].reach(match.view["seq"] if match.view else 0)
 
-            # The bot answers within its pause whichever process took the human's move (the
-            # proxy spreads them): the bus tells the lease holder.
+            # The bot answers within its pause whichever process took the human's move (each
+            # process in turn): the bus tells the lease holder.
             answers = []
-            for _ in range(4):
-                version = await _give_the_bot_its_turn(client, bot_table, human)
+            for n in range(4):
+                async with httpx.AsyncClient(base_url=cluster.apps[n % 3].url) as through:
+                    version = await _give_the_bot_its_turn(through, bot_table, human)
                 moved_at = time.monotonic()
                 while (await view_of(client, bot_table, human))["version"] == version:
                     await asyncio.sleep(0.02)
