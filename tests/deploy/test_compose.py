@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,7 +61,13 @@ def test_topology_database_and_redis_healthy_then_migrate_once_then_replicas() -
         assert settings.redis_url is not None and not settings.migrate_on_start
     assert found["app1"] == found["app2"]
     nginx = found["nginx"]
-    assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in nginx["volumes"]
+    # deploy/nginx.conf is a whole configuration (tests/cluster runs it as one): it replaces
+    # nginx.conf, and the published port is the one it listens on.
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert re.search(r"^events \{", conf, re.M)
+    assert "./deploy/nginx.conf:/etc/nginx/nginx.conf:ro" in nginx["volumes"]
+    listen = re.findall(r"^\s*listen (\d+);", conf, re.M)
+    assert [f"8080:{port}" for port in listen] == nginx["ports"]
     assert nginx["depends_on"] == {
         "app1": {"condition": "service_healthy"},
         "app2": {"condition": "service_healthy"},
