@@ -221,8 +221,9 @@ class HardBot(MediumBot):
     high; near the dead-hand count it takes any sure knock.
 
     Those judgements rank the candidates; then, when there is a real choice (the upcard or a
-    pass; the discard pile or the stock; its best few discards; a knock or playing on), it searches them by match
-    value over samples of the hidden cards (``app.bots.search``) within its ``budget``.
+    pass; the discard pile or the stock; its best few discards; a knock or playing on), it
+    searches them by match value over samples of the hidden cards (``app.bots.search``)
+    within its ``budget``.
     """
 
     level = "hard"

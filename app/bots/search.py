@@ -1,15 +1,15 @@
 """LUNA's search: determinized Monte Carlo over what its seat cannot see, by match value.
 
 A decision with real alternatives (take the upcard or pass; draw the discard or the stock;
-which card to discard; knock now or play on) is searched. Each *sample* deals the hidden cards one way consistent with
-everything public: the opponent's hand drawn from hard's model of it (``HardBot.holding``,
-``knock.sample_opponent``) and the rest, shuffled, as the stock. Every candidate is played out
-on that same sample (common random numbers: the candidates differ by their move, not their
-luck) by a fast policy for both seats (the searching seat waiting for gin as hard does, see
-``Hand``), and the hand's result is valued by the chance of
-winning the match from the scores it leaves (``win_chance``): 20 points at 95-90 are worth
-more than at 0-0. The heuristic ranks the candidates; another candidate replaces its first
-choice only when its gain over it, paired sample by sample, is clear of the noise.
+which card to discard; knock now or play on) is searched. Each *sample* deals the hidden cards
+one way consistent with everything public: the opponent's hand drawn from hard's model of it
+(``HardBot.holding``, ``knock.sample_opponent``) and the rest, shuffled, as the stock. Every
+candidate is played out on that same sample (common random numbers: the candidates differ by
+their move, not their luck) by a fast policy for both seats (the searching seat waiting for gin
+as hard does, see ``Hand``), and the hand's result is valued by the chance of winning the match
+from the scores it leaves (``win_chance``): 20 points at 95-90 are worth more than at 0-0. The
+heuristic ranks the candidates; another candidate replaces its first choice only when its gain
+over it, paired sample by sample, is clear of the noise.
 
 The budget is work, not time: ``Budget.playouts`` playouts in all, so a decision is a function
 of the view, the events, the budget and the seed alone. ``Budget.cap_ms`` of wall time guards
