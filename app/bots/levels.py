@@ -220,9 +220,10 @@ class HardBot(MediumBot):
     against the knocking hand (layoffs included) and waits when the undercut chance is too
     high; near the dead-hand count it takes any sure knock.
 
-    Those judgements rank the candidates; then, when there is a real choice (the discard pile
-    or the stock; its best few discards; a knock or playing on), it searches them by match
-    value over samples of the hidden cards (``app.bots.search``) within its ``budget``.
+    Those judgements rank the candidates; then, when there is a real choice (the upcard or a
+    pass; the discard pile or the stock; its best few discards; a knock or playing on), it
+    searches them by match value over samples of the hidden cards (``app.bots.search``)
+    within its ``budget``.
     """
 
     level = "hard"
@@ -243,10 +244,13 @@ class HardBot(MediumBot):
     def choose(self, view: View, events: Events) -> dict[str, Any]:
         started = time.perf_counter()  # the cap covers the judgements too
         actions = set(view["legal"]["actions"])
-        if actions & {"next_hand", "big_gin", "take_upcard"} or self.budget.playouts <= 0:
+        if actions & {"next_hand", "big_gin"} or self.budget.playouts <= 0:
             return super().choose(view, events)
         k = build(view, events)
-        if "draw_stock" in actions:
+        if "take_upcard" in actions:
+            # The upcard offer is a draw from the pile or none at all: the same candidates.
+            candidates = [(_UPCARD[kind], card) for kind, card in self.draw_candidates(k, True)]
+        elif "draw_stock" in actions:
             candidates = self.draw_candidates(k, "draw_discard" in actions)
         elif "discard" in actions:
             candidates = self.discard_candidates_of(k, view["legal"])
@@ -323,6 +327,10 @@ class HardBot(MediumBot):
         if dw <= self.gin_wait and self.turns_left(k) > self.gin_wait_turns:
             return False
         return self.undercut_risk(k, dw) <= self.max_risk
+
+
+# The upcard offer's moves for the draw's: take the pile's card, or leave it.
+_UPCARD = {"draw_discard": "take_upcard", "draw_stock": "pass"}
 
 
 def _knock_hand(k: Knowledge, dw: int) -> int:

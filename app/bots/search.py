@@ -1,15 +1,15 @@
 """LUNA's search: determinized Monte Carlo over what its seat cannot see, by match value.
 
-A decision with real alternatives (draw the discard or the stock; which card to discard; knock
-now or play on) is searched. Each *sample* deals the hidden cards one way consistent with
-everything public: the opponent's hand drawn from hard's model of it (``HardBot.holding``,
-``knock.sample_opponent``) and the rest, shuffled, as the stock. Every candidate is played out
-on that same sample (common random numbers: the candidates differ by their move, not their
-luck) by a fast policy for both seats (the searching seat waiting for gin as hard does, see
-``Hand``), and the hand's result is valued by the chance of
-winning the match from the scores it leaves (``win_chance``): 20 points at 95-90 are worth
-more than at 0-0. The heuristic ranks the candidates; another candidate replaces its first
-choice only when its gain over it, paired sample by sample, is clear of the noise.
+A decision with real alternatives (take the upcard or pass; draw the discard or the stock;
+which card to discard; knock now or play on) is searched. Each *sample* deals the hidden cards
+one way consistent with everything public: the opponent's hand drawn from hard's model of it
+(``HardBot.holding``, ``knock.sample_opponent``) and the rest, shuffled, as the stock. Every
+candidate is played out on that same sample (common random numbers: the candidates differ by
+their move, not their luck) by a fast policy for both seats (the searching seat waiting for gin
+as hard does, see ``Hand``), and the hand's result is valued by the chance of winning the match
+from the scores it leaves (``win_chance``): 20 points at 95-90 are worth more than at 0-0. The
+heuristic ranks the candidates; another candidate replaces its first choice only when its gain
+over it, paired sample by sample, is clear of the noise.
 
 The budget is work, not time: ``Budget.playouts`` playouts in all, so a decision is a function
 of the view, the events, the budget and the seed alone. ``Budget.cap_ms`` of wall time guards
@@ -162,6 +162,9 @@ class Hand:
     big_gin: bool
     wait: int = 0
     wait_turns: int = 0
+    # At the upcard offer: whether a pass offers the upcard to the opponent (the searching
+    # seat is offered it first) rather than sending the non-dealer to the stock.
+    offer_next: bool = False
 
     def knocks(self, turn: int, after: int, stock: int) -> bool:
         """Whether ``turn`` knocks with ``after`` deadwood and ``stock`` cards in the stock."""
@@ -272,7 +275,8 @@ def _bonuses(terms: Terms) -> _SettleTerms:
     }
 
 
-# A candidate move: ("draw_stock" | "draw_discard" | "discard" | "knock", card or None).
+# A candidate move: ("draw_stock" | "draw_discard" | "take_upcard" | "pass" | "discard" |
+# "knock", card or None).
 Move = tuple[str, int | None]
 
 
@@ -283,10 +287,12 @@ def evaluate(move: Move, world: World, hand: Hand, terms: Terms) -> float:
     if kind == "draw_stock":
         world.hands[0] = me | 1 << world.stock.pop()
         return playout(world, 0, None, hand, terms)
-    if kind == "draw_discard":
+    if kind in ("draw_discard", "take_upcard"):
         top = world.pile.pop()
         world.hands[0] = me | 1 << top
         return playout(world, 0, top, hand, terms)
+    if kind == "pass":
+        return _passed(world, hand, terms)
     assert card is not None
     rest = me & ~(1 << card)
     if kind == "knock":
@@ -306,6 +312,20 @@ def evaluate(move: Move, world: World, hand: Hand, terms: Terms) -> float:
         top = world.stock.pop()
     world.hands[1] = opp | 1 << top
     return playout(world, 1, drawn, hand, terms)
+
+
+def _passed(world: World, hand: Hand, terms: Terms) -> float:
+    """The match value of passing the upcard: offered it next, the opponent takes it only to
+    meld it (the fast policy), else the non-dealer, who was offered it first, draws from the
+    stock (the refused upcard stays put)."""
+    opp, top = world.hands[1], world.pile[-1]
+    if hand.offer_next and meld_draws(opp) >> top & 1:
+        world.pile.pop()
+        world.hands[1] = opp | 1 << top
+        return playout(world, 1, top, hand, terms)
+    drawer = 0 if hand.offer_next else 1
+    world.hands[drawer] |= 1 << world.stock.pop()
+    return playout(world, drawer, None, hand, terms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,7 +359,9 @@ def search(
     start = time.perf_counter() if started is None else started
     rng = random.Random(_seed(view, events, budget.seed))
     terms = Terms.of(view)
-    hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns)
+    top = k.top
+    offer_next = "pass" in k.actions and top is not None and not k.opp_refused >> top & 1
+    hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns, offer_next)
     totals = dict.fromkeys(candidates, 0.0)
     # Per candidate, the sum and sum of squares of its value minus the heuristic choice's on
     # the same sample: the evidence needed to overrule the heuristic.

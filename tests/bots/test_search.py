@@ -63,6 +63,25 @@ def test_the_same_view_with_other_hidden_cards_gives_the_same_search() -> None:
     assert (move_a, out_a) == (move_b, out_b)
 
 
+@pytest.mark.parametrize("dealer", [1, 0])
+def test_the_upcard_offer_is_searched_blind_to_hidden_cards(dealer: int) -> None:
+    # The ace melds nothing but lowers the count: the judgements pass, the search weighs both.
+    # Seat 0 is offered it first (dealer 1) or after the opponent passed (dealer 0).
+    outcomes = []
+    for opp in HIDDEN:
+        state = position(MINE, opp, "AC", stock_top="AS", dealer=dealer)
+        state, seen = _after(state, *([(1, "pass", None)] if dealer == 0 else []))
+        view = seat_view(state, 0)
+        assert set(view["legal"]["actions"]) >= {"take_upcard", "pass"}
+        bot = get_bot("hard", SMALL)
+        assert isinstance(bot, HardBot)
+        move = bot.choose(view, seen)
+        assert bot.last is not None
+        assert list(bot.last.values) == [("pass", None), ("take_upcard", None)]
+        outcomes.append((view, move, bot.last))
+    assert outcomes[0] == outcomes[1]
+
+
 def test_a_decision_is_reproducible_from_its_budget_and_seed() -> None:
     first = _search(SMALL)
     assert _search(SMALL) == first
