@@ -61,7 +61,9 @@ async def test_metrics_count_requests_and_move_commits(
 
     assert move_requests(after) - move_requests(before) == 1
     commits = "ginrummy_move_commit_seconds_count"
-    assert value(after, commits) - value(before, commits) == 1
+    # At least this move: the session's server is shared, and a table an earlier test left with
+    # a clock that plays for absent seats (test_clocks.py's autoplay) may commit meanwhile.
+    assert value(after, commits) - value(before, commits) >= 1
     labels = {"method": "GET", "route": "/v1/tables/{table_id}"}
     count = "ginrummy_http_requests_total"
     assert (
