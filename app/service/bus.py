@@ -107,13 +107,6 @@ def route(raw: bytes) -> tuple[dict[str, Any], bytes]:
     return parsed, body
 
 
-def decode(raw: bytes) -> tuple[str, float, list[StoredEvent], list[Notification], Sent | None]:
-    """A bus message: (origin, publication time, events, notifications, the table as
-    committed, if sent)."""
-    head, body = route(raw)
-    return (head["o"], head["t"], *read_body(body))
-
-
 def read_body(raw: bytes) -> tuple[list[StoredEvent], list[Notification], Sent | None]:
     """A bus message's second line: (events, notifications, the table as committed, if sent)."""
     body: dict[str, Any] = orjson.loads(raw)
