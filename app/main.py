@@ -209,6 +209,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             backoff_max=settings.notify_backoff_max,
             webhook_disable_seconds=settings.notify_webhook_disable_seconds,
             keep_days=settings.notify_keep_days,
+            concurrency=settings.notify_concurrency,
         )
         service.on_notes = dispatcher.wake
         service.warn_at = settings.notify_time_running_out

@@ -104,6 +104,8 @@ class Settings(BaseSettings):
     # notifications (delivered, failed...) are deleted this many days after (0: kept).
     notify_webhook_disable_seconds: float = 259200.0
     notify_keep_days: float = 30.0
+    # A process delivers notifications to at most this many players at once.
+    notify_concurrency: int = 64
     # Webhooks (``app.service.webhooks``): the timeout of one POST, and which targets are
     # allowed besides https to public addresses (http; private networks; loopback).
     # ``time_running_out`` goes to the person to move on a clocked table when this fraction of
