@@ -8,18 +8,21 @@ with the player's secret, ``whsec_`` + base64), computed by the ``standardwebhoo
 The body is ``{"type", "timestamp", "data"}`` as the specification suggests.
 
 SSRF guard: the URL must be ``https`` (``http`` only when a setting allows it), and its host
-must resolve only to public addresses unless a setting allows private or loopback ones. At
-registration ``check_target`` resolves the host and names the first address refused; on each
-request the client's resolver (``app.service.egress.GuardedResolver``) keeps only the allowed
-addresses and the connection goes to those, so a DNS answer that changes after the check
-(rebinding) cannot lead the request inside the network.
+must resolve only to public addresses unless a setting allows private or loopback ones (an
+address embedding an IPv4 one judged as that one: ``app.service.egress.refused``). At
+registration ``check_target`` resolves the host; a host that does not resolve and one that
+resolves to an address refused get the same answer (``webhook_url_refused``, one message), so
+registration tells nothing about the operator's internal DNS. On each request the client's
+resolver (``app.service.egress.GuardedResolver``) keeps only the allowed addresses and the
+connection goes to those, so a DNS answer that changes after the check (rebinding) cannot lead
+the request inside the network.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import ipaddress
+import logging
 import secrets
 import socket
 from dataclasses import dataclass
@@ -30,8 +33,17 @@ import aiohttp
 import orjson
 from standardwebhooks.webhooks import Webhook
 
-from app.service.egress import EndpointRefusedError, GuardedResolver, literal_host
+from app.service.egress import (
+    Address,
+    EndpointRefusedError,
+    GuardedResolver,
+    address_of,
+    literal_host,
+    refused,
+)
 from app.service.errors import InvalidError
+
+log = logging.getLogger(__name__)
 
 # Webhook secrets: 24 random bytes, written as the specification's ``whsec_`` + base64.
 SECRET_PREFIX = "whsec_"
@@ -55,16 +67,8 @@ class DeliveryError(Exception):
     """A delivery that did not succeed; the dispatcher retries it (with backoff) while it may."""
 
 
-def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address, targets: Targets) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if address.is_loopback:
-        return not targets.allow_loopback
-    if address.is_link_local or address.is_multicast or address.is_unspecified:
-        return True
-    if address.is_private or address.is_reserved or not address.is_global:
-        return not targets.allow_private
-    return False
+def _refused(address: Address, targets: Targets) -> bool:
+    return refused(address, loopback=targets.allow_loopback, private=targets.allow_private)
 
 
 def _parse(url: str, targets: Targets) -> tuple[str, int]:
@@ -87,11 +91,16 @@ def _parse(url: str, targets: Targets) -> tuple[str, int]:
     return parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
-def _refused_error(host: str, address: object) -> InvalidError:
-    return InvalidError(
-        "webhook_url_refused",
-        f"{host!r} resolves to {address}, a private, loopback or link-local address",
-    )
+# The one answer to a host that does not resolve or resolves to an address refused: which of
+# the two, or which address, would map the operator's internal DNS for whoever asks.
+REFUSED = "webhook_url_refused"
+REFUSED_MESSAGE = "webhook URL refused: its host must resolve, and only to public addresses"
+
+
+def _refused_error(host: str, why: str) -> InvalidError:
+    # The host only: the URL's path and query may hold the receiver's own secret.
+    log.debug("webhook host %r refused: %s", host, why)
+    return InvalidError(REFUSED, REFUSED_MESSAGE)
 
 
 async def check_target(url: str, targets: Targets) -> None:
@@ -99,12 +108,12 @@ async def check_target(url: str, targets: Targets) -> None:
     host, port = _parse(url, targets)
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        raise InvalidError("webhook_url_unresolvable", f"{host!r} does not resolve") from None
+    except (OSError, UnicodeError) as exc:
+        raise _refused_error(host, f"does not resolve ({exc})") from None
     for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+        address = address_of(str(info[4][0]))
         if _refused(address, targets):
-            raise _refused_error(host, address)
+            raise _refused_error(host, f"resolves to {address}")
 
 
 def body(kind: str, data: dict[str, object], at: datetime) -> bytes:
@@ -138,9 +147,7 @@ class WebhookSender:
         # Made on first use, inside the event loop it will run on.
         if self._session is None:
             targets = self.targets
-            resolver = GuardedResolver(
-                lambda address: not _refused(ipaddress.ip_address(address.split("%")[0]), targets)
-            )
+            resolver = GuardedResolver(lambda address: not _refused(address_of(address), targets))
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(resolver=resolver, limit_per_host=20),
                 timeout=self.timeout,
@@ -156,7 +163,7 @@ class WebhookSender:
             host, _ = _parse(url, self.targets)
             literal = literal_host(host)
             if literal is not None and _refused(literal, self.targets):
-                raise _refused_error(host, literal)  # no resolver is asked about a literal
+                raise _refused_error(host, "a literal")  # no resolver is asked about a literal
         except InvalidError as exc:
             raise DeliveryError(exc.code) from None
         now = datetime.now(UTC)
@@ -170,8 +177,11 @@ class WebhookSender:
                 status = response.status
                 await response.read()
         except aiohttp.ClientConnectorError as exc:
-            if isinstance(exc.os_error, EndpointRefusedError):
-                raise DeliveryError("webhook_url_refused") from None
+            # A name that no longer resolves says no more than one refused (check_target).
+            if isinstance(exc, aiohttp.ClientConnectorDNSError) or isinstance(
+                exc.os_error, EndpointRefusedError
+            ):
+                raise DeliveryError(REFUSED) from None
             raise DeliveryError(f"{type(exc).__name__}: {exc}"[:300]) from None
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise DeliveryError(f"{type(exc).__name__}: {exc}"[:300]) from None

@@ -14,9 +14,12 @@ server's VAPID key. The notification dispatcher (the durable outbox) calls ``del
 - any other answer (400, 403: a key that no longer matches, 413) is logged and not retried.
 
 An endpoint is a URL a player chose, so by default the server refuses ``http:`` endpoints and
-any that are or resolve to a private, loopback or link-local address (checked when the
-subscription is stored and again on each connection, by the resolver, so a DNS name cannot
-move inside the network later); ``push_allow_private`` admits them for local tests.
+any that are or resolve to a private, loopback or link-local address, or one embedding such an
+IPv4 address (``app.service.egress.refused``; checked when the subscription is stored and
+again on each connection, by the resolver, so a DNS name cannot move inside the network later);
+``push_allow_private`` admits them for local tests. An endpoint refused when sending and one
+whose name no longer resolves (the same answer: which of the two would tell the operator's DNS
+apart) raise ``PushRefusedError``: a failed delivery, recorded and tried again like any other.
 
 ``on_subscribed(session, player_id, subscribed)`` is told, in the transaction that stored or
 deleted a subscription (by the player, or dropped after a 404/410), whether the player has one
@@ -33,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import ipaddress
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -51,7 +53,13 @@ from pywebpush import WebPushException, webpush_async
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.service.commands import Actor
-from app.service.egress import EndpointRefusedError, GuardedResolver
+from app.service.egress import (
+    EndpointRefusedError,
+    GuardedResolver,
+    address_of,
+    literal_host,
+    refused,
+)
 from app.service.errors import InvalidError, NotFoundError
 from app.settings import Settings
 from app.store import Database
@@ -79,6 +87,11 @@ class PushRetryableError(Exception):
         self.retry_after = retry_after
 
 
+class PushRefusedError(Exception):
+    """A subscription not sent to: its endpoint is refused or no longer resolves (module
+    docstring)."""
+
+
 def b64url_decode(value: str) -> bytes:
     """Base64url with or without its padding (binascii.Error when it is not)."""
     return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
@@ -90,10 +103,7 @@ def b64url(data: bytes) -> str:
 
 def public_address(address: str) -> bool:
     """Whether ``address`` (an IP literal) is one a request may go to from the server."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
+    return not refused(address_of(address))
 
 
 def load_vapid(private_key: str) -> Vapid:
@@ -183,7 +193,7 @@ class WebPushChannel:
         if self._session is None:
             resolver = DefaultResolver() if self.allow_private else GuardedResolver(public_address)
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(resolver=resolver, limit_per_host=20)
+                connector=aiohttp.TCPConnector(resolver=resolver, limit_per_host=20),
             )
         return self._session
 
@@ -204,12 +214,10 @@ class WebPushChannel:
             raise _invalid("endpoint must not carry a user name or password")
         if self.allow_private:
             return
-        try:
-            literal = ipaddress.ip_address(host)
-        except ValueError:
-            return  # a name: its addresses are checked on every connection (GuardedResolver)
-        if not public_address(str(literal)):
-            raise _invalid("endpoint must not be a private, loopback or link-local address")
+        # A name: its addresses are checked on every connection (GuardedResolver).
+        literal = literal_host(host)
+        if literal is not None and refused(literal):
+            raise _invalid("endpoint refused: it must be a public address")
 
     def check(self, subscription: Subscription) -> None:
         """InvalidError ``invalid_push_subscription`` unless it is a subscription we can use."""
@@ -274,8 +282,9 @@ class WebPushChannel:
         """Push ``{"kind": kind, **payload}`` to every subscription of ``player_id``.
 
         Returns once each push service took it, or said the subscription is gone (deleted);
-        raises ``PushRetryableError`` if any could not take it now. Nothing when push is off
-        or the player has no subscription.
+        raises ``PushRefusedError`` if one was not sent to (refused), else
+        ``PushRetryableError`` if any could not take it now. Nothing when push is off or the
+        player has no subscription.
         """
         if self.vapid is None:
             return
@@ -314,7 +323,8 @@ class WebPushChannel:
         self, row: PushSubscription, data: str, headers: dict[str, str | int | float]
     ) -> object:
         """POST to one subscription: None when taken or refused for good, ``_GONE`` when the
-        subscription no longer exists; ``PushRetryableError`` to try again later."""
+        subscription no longer exists; ``PushRetryableError`` to try again later,
+        ``PushRefusedError`` when not sent to."""
         assert self.vapid is not None
         host = urlsplit(row.endpoint).hostname or "?"
         try:
@@ -344,12 +354,14 @@ class WebPushChannel:
             log.warning("push to %s refused for good: %s", host, status)
             return None
         except InvalidError as exc:
-            log.warning("push subscription %s not sent: %s", row.id, exc.message)
-            return None
+            log.debug("push subscription %s not sent: %s", row.id, exc.message)
+            raise PushRefusedError(f"{host}: refused") from None
         except aiohttp.ClientConnectorError as exc:
-            if isinstance(exc.os_error, EndpointRefusedError):
-                log.warning("push subscription %s not sent: %s", row.id, exc.os_error)
-                return None
+            if isinstance(exc, aiohttp.ClientConnectorDNSError) or isinstance(
+                exc.os_error, EndpointRefusedError
+            ):
+                log.debug("push subscription %s not sent: %s", row.id, exc.os_error)
+                raise PushRefusedError(f"{host}: refused") from None
             raise PushRetryableError(f"{host}: {exc}") from exc
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise PushRetryableError(f"{host}: {type(exc).__name__} {exc}") from exc

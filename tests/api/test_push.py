@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.service.commands import Actor
 from app.service.errors import InvalidError
 from app.service.webpush import (
+    PushRefusedError,
     PushRetryableError,
     Subscription,
     WebPushChannel,
@@ -286,8 +287,9 @@ async def test_without_a_vapid_key_push_is_off(
 async def test_by_default_private_and_plain_http_endpoints_are_refused(
     push_server: Server, push_client: httpx.AsyncClient, push_service: PushService
 ) -> None:
-    """Without ``push_allow_private``: refused when stored (an IP literal, http) and when sent
-    (a name that resolves to loopback is never connected to)."""
+    """Without ``push_allow_private``: refused when stored (an IP literal, one embedding a
+    loopback IPv4 address, http) and when sent (a name that resolves to loopback is never
+    connected to: a failed delivery, saying no more than "refused")."""
     settings = push_server.settings.model_copy(update={"push_allow_private": False})
     db = Database(settings.database_url)
     strict = WebPushChannel(db, settings)
@@ -298,6 +300,8 @@ async def test_by_default_private_and_plain_http_endpoints_are_refused(
         "https://[::1]/push",
         "https://169.254.169.254/latest",
         "https://[::ffff:127.0.0.1]/push",
+        "https://[2002:7f00:1::]/push",
+        "https://[64:ff9b::7f00:1]/push",
         "http://push.example.com/push",
     ):
         with pytest.raises(InvalidError) as refused:
@@ -320,7 +324,9 @@ async def test_by_default_private_and_plain_http_endpoints_are_refused(
         )
     push_service.drain()
     try:
-        await strict.deliver(jo.id, "your_turn", {"table_id": "t"})  # refused, not retried
+        with pytest.raises(PushRefusedError) as not_sent:
+            await strict.deliver(jo.id, "your_turn", {"table_id": "t"})
+        assert str(not_sent.value) == "localhost: refused"
     finally:
         await strict.close()
         await db.close()

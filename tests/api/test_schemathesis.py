@@ -29,7 +29,7 @@ SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 # A schema cannot say "a point on the P-256 curve": a push subscription's p256dh that fits its
 # pattern may still be refused (422 invalid_push_subscription), and that is right. Nor can it say
 # "a host that resolves to a public address": a webhook URL that fits may still be refused (422
-# webhook_url_unresolvable offline, webhook_url_refused for a private address).
+# webhook_url_refused, offline or for a private address alike).
 PUSH_KEYS = """
 [[operations]]
 include-name = "POST /v1/players/me/push-subscriptions"

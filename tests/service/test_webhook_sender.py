@@ -1,7 +1,8 @@
 """The webhook sender's address guard at delivery time, against a real receiver on loopback:
 a name that resolves to a refused address is not connected to (the resolver keeps only the
 allowed addresses, so the connection goes where the check looked), an IP literal is checked
-too, and an allowed target gets the signed request."""
+too (one embedding a loopback IPv4 address as that address), a name that does not resolve gets
+the same answer as one refused, and an allowed target gets the signed request."""
 
 from __future__ import annotations
 
@@ -54,6 +55,9 @@ async def receiver() -> AsyncIterator[Receiver]:
         (Targets(allow_http=True), "localhost", "webhook_url_refused"),  # by the resolver
         (Targets(allow_http=True), "127.0.0.1", "webhook_url_refused"),  # a literal
         (Targets(allow_loopback=True), "127.0.0.1", "webhook_url_invalid"),  # http not allowed
+        (Targets(allow_http=True, allow_private=True), "[2002:7f00:1::]", "webhook_url_refused"),
+        (Targets(allow_http=True, allow_private=True), "[::127.0.0.1]", "webhook_url_refused"),
+        (Targets(allow_http=True), "no-such-host.invalid", "webhook_url_refused"),
     ],
 )
 async def test_a_target_not_allowed_is_never_connected_to(
