@@ -1,5 +1,5 @@
 """Requests the server makes to URLs its players chose (webhooks, Web Push endpoints): the
-address guard they share.
+address guard they share, and the refusal of redirects.
 
 A player's URL could name an address inside the operator's network (SSRF). ``refused`` judges
 one address; an IPv6 address that embeds an IPv4 one (``reached``: IPv4-mapped and
@@ -10,6 +10,11 @@ resolver of those clients: it resolves a name as aiohttp would and keeps only th
 exactly the addresses it kept, so a DNS answer cannot change between the check and the
 connection (rebinding). aiohttp does not ask a resolver about an IP literal: callers check a
 literal host themselves (``literal_host``).
+
+aiohttp follows a redirect to an IP literal without asking the resolver, so a 3xx could lead a
+request anywhere the guard refuses: ``refuse_redirects``, a middleware of both clients, turns
+every 3xx into ``RedirectRefusedError`` before aiohttp could follow it, whatever a caller (or a
+library between, like pywebpush) asks.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import ipaddress
 import socket
 from collections.abc import Callable
 
+import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.client_middlewares import ClientHandlerType
 from aiohttp.resolver import DefaultResolver
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -29,6 +36,28 @@ NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 class EndpointRefusedError(OSError):
     """A URL's host resolves only to addresses the server does not send requests to."""
+
+
+class RedirectRefusedError(aiohttp.ClientResponseError):
+    """A target answered a redirect, which is never followed (``refuse_redirects``)."""
+
+    def __str__(self) -> str:
+        # Not the URL, whose path may hold a push service's or a receiver's token.
+        return f"HTTP {self.status}: a redirect, not followed"
+
+
+async def refuse_redirects(
+    request: aiohttp.ClientRequest, handler: ClientHandlerType
+) -> aiohttp.ClientResponse:
+    """aiohttp client middleware: a 3xx answer raises ``RedirectRefusedError`` (aiohttp calls
+    a session's middlewares on each hop, before it would follow one)."""
+    response = await handler(request)
+    if 300 <= response.status < 400:
+        response.release()
+        raise RedirectRefusedError(
+            response.request_info, (), status=response.status, headers=response.headers
+        )
+    return response
 
 
 def reached(address: Address) -> list[Address]:

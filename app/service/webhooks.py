@@ -15,7 +15,7 @@ resolves to an address refused get the same answer (``webhook_url_refused``, one
 registration tells nothing about the operator's internal DNS. On each request the client's
 resolver (``app.service.egress.GuardedResolver``) keeps only the allowed addresses and the
 connection goes to those, so a DNS answer that changes after the check (rebinding) cannot lead
-the request inside the network.
+the request inside the network; a redirect is never followed (``egress.refuse_redirects``).
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ from app.service.egress import (
     Address,
     EndpointRefusedError,
     GuardedResolver,
+    RedirectRefusedError,
     address_of,
     literal_host,
+    refuse_redirects,
     refused,
 )
 from app.service.errors import InvalidError
@@ -153,6 +155,7 @@ class WebhookSender:
                 timeout=self.timeout,
                 trust_env=False,
                 skip_auto_headers=("User-Agent",),
+                middlewares=(refuse_redirects,),
             )
         return self._session
 
@@ -170,12 +173,12 @@ class WebhookSender:
         payload = body(kind, data, now)
         headers = signed_headers(secret, message_id, now, payload)
         try:
-            # Redirects are not followed: a 3xx could lead anywhere the guard would refuse.
-            async with self._http().post(
-                url, data=payload, headers=headers, allow_redirects=False
-            ) as response:
+            # A 3xx raises RedirectRefusedError (the session's middleware): never followed.
+            async with self._http().post(url, data=payload, headers=headers) as response:
                 status = response.status
                 await response.read()
+        except RedirectRefusedError as exc:
+            raise DeliveryError(str(exc)) from None
         except aiohttp.ClientConnectorError as exc:
             # A name that no longer resolves says no more than one refused (check_target).
             if isinstance(exc, aiohttp.ClientConnectorDNSError) or isinstance(

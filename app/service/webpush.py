@@ -17,9 +17,10 @@ An endpoint is a URL a player chose, so by default the server refuses ``http:`` 
 any that are or resolve to a private, loopback or link-local address, or one embedding such an
 IPv4 address (``app.service.egress.refused``; checked when the subscription is stored and
 again on each connection, by the resolver, so a DNS name cannot move inside the network later);
-``push_allow_private`` admits them for local tests. An endpoint refused when sending and one
-whose name no longer resolves (the same answer: which of the two would tell the operator's DNS
-apart) raise ``PushRefusedError``: a failed delivery, recorded and tried again like any other.
+``push_allow_private`` admits them for local tests. A redirect is never followed
+(``egress.refuse_redirects``). An endpoint refused when sending, one whose name no longer
+resolves (the same answer: which of the two would tell the operator's DNS apart) and a redirect
+raise ``PushRefusedError``: a failed delivery, recorded and tried again like any other.
 
 ``on_subscribed(session, player_id, subscribed)`` is told, in the transaction that stored or
 deleted a subscription (by the player, or dropped after a 404/410), whether the player has one
@@ -56,8 +57,10 @@ from app.service.commands import Actor
 from app.service.egress import (
     EndpointRefusedError,
     GuardedResolver,
+    RedirectRefusedError,
     address_of,
     literal_host,
+    refuse_redirects,
     refused,
 )
 from app.service.errors import InvalidError, NotFoundError
@@ -88,8 +91,8 @@ class PushRetryableError(Exception):
 
 
 class PushRefusedError(Exception):
-    """A subscription not sent to: its endpoint is refused or no longer resolves (module
-    docstring)."""
+    """A subscription not sent to: its endpoint is refused or no longer resolves, or its push
+    service answered a redirect (module docstring)."""
 
 
 def b64url_decode(value: str) -> bytes:
@@ -194,6 +197,7 @@ class WebPushChannel:
             resolver = DefaultResolver() if self.allow_private else GuardedResolver(public_address)
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(resolver=resolver, limit_per_host=20),
+                middlewares=(refuse_redirects,),
             )
         return self._session
 
@@ -282,7 +286,7 @@ class WebPushChannel:
         """Push ``{"kind": kind, **payload}`` to every subscription of ``player_id``.
 
         Returns once each push service took it, or said the subscription is gone (deleted);
-        raises ``PushRefusedError`` if one was not sent to (refused), else
+        raises ``PushRefusedError`` if one was not sent to (refused, a redirect), else
         ``PushRetryableError`` if any could not take it now. Nothing when push is off or the
         player has no subscription.
         """
@@ -353,6 +357,8 @@ class WebPushChannel:
                 ) from exc
             log.warning("push to %s refused for good: %s", host, status)
             return None
+        except RedirectRefusedError as exc:
+            raise PushRefusedError(f"{host}: {exc}") from None
         except InvalidError as exc:
             log.debug("push subscription %s not sent: %s", row.id, exc.message)
             raise PushRefusedError(f"{host}: refused") from None
