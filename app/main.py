@@ -210,6 +210,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             webhook_disable_seconds=settings.notify_webhook_disable_seconds,
             keep_days=settings.notify_keep_days,
             concurrency=settings.notify_concurrency,
+            slow_seconds=settings.notify_slow_seconds,
+            slow_slots=settings.notify_slow_slots,
         )
         service.on_notes = dispatcher.wake
         service.warn_at = settings.notify_time_running_out

@@ -104,8 +104,13 @@ class Settings(BaseSettings):
     # notifications (delivered, failed...) are deleted this many days after (0: kept).
     notify_webhook_disable_seconds: float = 259200.0
     notify_keep_days: float = 30.0
-    # A process delivers notifications to at most this many players at once.
+    # Delivery shares: a process delivers to at most ``notify_concurrency`` players at once; a
+    # send unanswered after ``notify_slow_seconds`` gives its place up and waits in the slow
+    # lane, which holds at most ``notify_slow_slots`` sends (a slow one finding it full is cut
+    # short and retried later), so slow or silent targets cannot starve quick ones.
     notify_concurrency: int = 64
+    notify_slow_seconds: float = 1.0
+    notify_slow_slots: int = 16
     # Webhooks (``app.service.webhooks``): the timeout of one POST, and which targets are
     # allowed besides https to public addresses (http; private networks; loopback).
     # ``time_running_out`` goes to the person to move on a clocked table when this fraction of

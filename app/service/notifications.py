@@ -23,6 +23,14 @@ written; then it is marked ``failed`` (``GET /v1/me/notifications/deliveries``) 
 goes. While it waits, the player's later rows wait behind it (their lease is held until the
 retry), so order holds. A channel that already has a row is not sent it again on a retry.
 
+Shares: a round holds one of ``notify_concurrency`` slots (the claim, the sends, the record).
+A send still unanswered after ``notify_slow_seconds`` gives its slot up and goes on in the slow
+lane, where at most ``notify_slow_slots`` sends wait at once (each for at most its channel's
+own timeout, ``webhook_timeout`` or ``push_timeout``); a slow send that finds the lane full is
+cut short, a failure retried like any other. So targets that are slow or never answer, however
+many accounts or hosts they come from, hold a slot for ``notify_slow_seconds`` each at most,
+and a quick target waits behind them for about that long, not for their timeouts.
+
 Reminders (``notification_settings.reminders``): ``each_turn`` sends every ``your_turn``;
 ``none`` writes none; ``digest`` holds them and sends one ``your_turn_digest`` at most every
 ``digest_hours`` hours, listing the tables where it became the player's turn since the last one
@@ -184,6 +192,8 @@ class Dispatcher:
         webhook_disable_seconds: float = 0.0,
         keep_days: float = 0.0,
         concurrency: int = 64,
+        slow_seconds: float = 1.0,
+        slow_slots: int = 16,
     ) -> None:
         self.db = db
         self.channels = channels
@@ -200,6 +210,8 @@ class Dispatcher:
         self.keep = timedelta(days=keep_days) if keep_days > 0 else None
         self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
         self._slots = asyncio.Semaphore(concurrency)
+        self.slow_seconds = slow_seconds
+        self._slow = asyncio.Semaphore(slow_slots)  # the slow lane (module docstring)
         self._players: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()  # players to serve again once their round ends
         self._wake = asyncio.Event()
@@ -400,7 +412,7 @@ class Dispatcher:
             if channel.name in done or not channel.wants(recipient):
                 continue
             try:
-                await channel.deliver(recipient.player_id, note)
+                await self._deliver(channel, note)
                 done.append(channel.name)
                 webhook = True if channel.name == WebhookChannel.name else webhook
             except Exception as exc:
@@ -427,6 +439,36 @@ class Dispatcher:
         delay = min(self.backoff_base * 2**head.attempts, self.backoff_max)
         next_at = now + timedelta(seconds=delay)
         return Outcome([head.id], done=done, error=error, next_at=next_at, webhook=webhook)
+
+    async def _deliver(self, channel: Channel, note: Message) -> None:
+        """``channel.deliver``, moved to the slow lane if it is not done within
+        ``slow_seconds``, or cut short (``SlowDeliveryError``) when the lane is full."""
+        send = asyncio.ensure_future(channel.deliver(note.player_id, note))
+        try:
+            await asyncio.wait({send}, timeout=self.slow_seconds)
+        except BaseException:
+            send.cancel()
+            raise
+        if send.done():
+            return send.result()
+        if self._slow.locked():
+            send.cancel()
+            await asyncio.wait({send})
+            raise SlowDeliveryError(
+                f"no answer within {self.slow_seconds:g} s while the slow lane was full"
+            )
+        async with self._slow:
+            self._slots.release()  # this round's: quick targets go on meanwhile
+            try:
+                await send
+            finally:
+                # Back in a slot for the rest of the round (shielded: a cancelled wait still
+                # takes the slot that ``_serve`` gives back as it unwinds).
+                await asyncio.shield(self._slots.acquire())
+
+
+class SlowDeliveryError(Exception):
+    """A send cut short: slow, while the slow lane was full (module docstring)."""
 
 
 # Rows read per player and round.

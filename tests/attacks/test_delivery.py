@@ -1,5 +1,6 @@
-"""Attacks through notification delivery (issue 24), each against a real ``python -m app``: a
-webhook or push endpoint that redirects (never followed, a failed delivery saying why), and
+"""Attacks through notification delivery (issue 24, findings 3, 9 and 10), each against a real
+``python -m app``: a webhook or push endpoint that redirects (never followed, a failed delivery
+saying why), accounts whose webhooks never answer (a quick webhook still goes at once), and
 hosts that tell internal DNS apart or embed a loopback IPv4 address (one answer: refused)."""
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from app.service.webpush import new_private_key
 from tests.api.helpers import Player, new_player
 from tests.api.processes import Process
 from tests.api.pushing import Browser
-from tests.attacks.harness import target
+from tests.api.receiver import Receiver
+from tests.attacks.floods import Hole, silent_webhook_accounts
+from tests.attacks.harness import Canary, target
 
 
 @dataclass
@@ -145,6 +148,55 @@ async def test_a_redirect_is_a_failed_delivery_and_never_followed(
     assert delivery["status"] == "failed", delivery
     assert f"HTTP {status}: a redirect, not followed" in delivery["last_error"], delivery
     assert "token=inside" not in delivery["last_error"]
+
+
+# Finding 9: slow targets do not starve the dispatcher.
+
+
+async def test_silent_webhooks_do_not_starve_a_quick_one(tmp_path: Path) -> None:
+    """Eight accounts whose webhooks never answer, two delivery slots, a 5 s webhook timeout:
+    today the quick webhook of the ninth player waited behind them for their timeouts (about
+    5 s or more); the slow lane lets it through within about a second."""
+    receiver = Receiver().start()
+    env = {
+        "WEBHOOK_ALLOW_HTTP": "true",
+        "WEBHOOK_ALLOW_LOOPBACK": "true",
+        "WEBHOOK_TIMEOUT": "5",
+        "NOTIFY_CONCURRENCY": "2",
+        "NOTIFY_SLOW_SECONDS": "0.25",
+        "NOTIFY_SLOW_SLOTS": "1",
+        "NOTIFY_SCAN_INTERVAL": "0.1",
+    }
+    try:
+        with target(tmp_path, **env) as server:
+            async with (
+                httpx.AsyncClient(base_url=server.url, timeout=30) as client,
+                Hole().open() as hole,
+                Canary(server.url).running() as canary,
+            ):
+                victim = await new_player(client, "Quick")
+                url = f"{receiver.url}/quick"
+                r = await client.put(
+                    "/v1/players/me/webhook", json={"url": url}, headers=victim.auth
+                )
+                assert r.status_code == 200, r.text
+                counts = await silent_webhook_accounts(client, hole, accounts=8)
+                assert counts["notes"] == 8, counts
+                joined = time.monotonic()
+                await opponent_joins(client, victim)
+                while not receiver.ok("/quick"):
+                    waited = time.monotonic() - joined
+                    assert waited < 2.5, (
+                        f"the quick webhook waited {waited:.1f} s; {hole.connections} slow "
+                        "deliveries under way"
+                    )
+                    await asyncio.sleep(0.02)
+                waited = time.monotonic() - joined
+                assert hole.connections >= 2, hole.connections  # the slow ones were tried
+            canary.assert_kept_playing()
+    finally:
+        receiver.stop()
+    assert waited < 2.5
 
 
 # Finding 10: one answer for a host refused, whatever the reason.

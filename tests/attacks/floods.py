@@ -1,0 +1,96 @@
+"""Floods an attacker could run from outside, each ``async def NAME(url, seconds) -> counts``:
+bounded by ``seconds`` and a count, it stops by itself and says what it did and what it got.
+The attack tests run them short beside a canary table; ``benchmarks/attacks.py`` runs each for
+10 s and measures the canary's latency and the server's RSS growth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import httpx
+
+# Delivery (notifications): accounts whose webhooks never answer
+
+
+@dataclass
+class Hole:
+    """A loopback listener that accepts connections, reads what comes and never answers:
+    each webhook sent to it holds its delivery until the sender's timeout."""
+
+    port: int = 0
+    connections: int = 0
+    _writers: list[asyncio.StreamWriter] = field(default_factory=list)
+
+    async def _take(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        self._writers.append(writer)
+        with contextlib.suppress(ConnectionError):
+            while await reader.read(65536):
+                pass
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[Hole]:
+        server = await asyncio.start_server(self._take, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        try:
+            yield self
+        finally:
+            server.close()
+            for writer in self._writers:
+                writer.close()
+            await server.wait_closed()
+
+
+async def silent_webhook_accounts(
+    client: httpx.AsyncClient, hole: Hole, accounts: int, until: float = math.inf
+) -> dict[str, float]:
+    """``accounts`` players with a webhook into ``hole``, each sent an ``opponent_joined``
+    (one more player joins each one's table): as many deliveries that will never be answered.
+    The target must allow such webhooks (``WEBHOOK_ALLOW_HTTP``, ``WEBHOOK_ALLOW_LOOPBACK``).
+    No account is begun after ``until`` (``time.monotonic()``)."""
+    counts = {"accounts": 0.0, "notes": 0.0, "refused": 0.0}
+    joiner = await client.post("/v1/players", json={"name": "joiner"})
+    if joiner.status_code != 201:
+        counts["refused"] += 1
+        return counts
+    joins = {"Authorization": f"Bearer {joiner.json()['token']}"}
+    for i in range(accounts):
+        if time.monotonic() > until:
+            break
+        r = await client.post("/v1/players", json={"name": f"slow-{uuid.uuid4().hex[:6]}"})
+        if r.status_code != 201:
+            counts["refused"] += 1
+            continue
+        auth = {"Authorization": f"Bearer {r.json()['token']}"}
+        url = f"http://127.0.0.1:{hole.port}/slow/{i}"
+        r = await client.put("/v1/players/me/webhook", json={"url": url}, headers=auth)
+        if r.status_code != 200:
+            counts["refused"] += 1
+            continue
+        counts["accounts"] += 1
+        r = await client.post("/v1/tables", json={}, headers=auth)
+        if r.status_code != 201:
+            counts["refused"] += 1
+            continue
+        r = await client.post(f"/v1/invites/{r.json()['invite_code']}", headers=joins)
+        counts["notes" if r.status_code == 200 else "refused"] += 1
+    return counts
+
+
+async def slow_webhooks(url: str, seconds: float, accounts: int = 80) -> dict[str, float]:
+    """Finding 9 of issue 24: up to ``accounts`` accounts whose webhooks never answer, each sent
+    a notification, the listener held open for ``seconds``; counts of accounts, notes written,
+    requests refused and the connections the deliveries opened to the listener."""
+    deadline = time.monotonic() + seconds
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client, Hole().open() as hole:
+        counts = await silent_webhook_accounts(client, hole, accounts, deadline)
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        counts["connections"] = float(hole.connections)
+    return counts
