@@ -16,6 +16,11 @@ from dataclasses import dataclass, field
 
 import httpx
 
+# The settings a flood's server needs besides the defaults (``benchmarks/attacks.py`` reads them).
+SERVER_ENV: dict[str, dict[str, str]] = {
+    "slow_webhooks": {"WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_LOOPBACK": "true"},
+}
+
 # Delivery (notifications): accounts whose webhooks never answer
 
 
