@@ -8,15 +8,18 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from fastapi.routing import APIRoute
+from hypothesis import given
+from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from app.api.request_body import StrictJSONRoute
+from app.api.request_body import StrictJSONRoute, depth, too_deep
 from app.api.routes.moves import MoveLane, router
 from app.main import create_app
 from tests.api.conftest import Server
@@ -67,7 +70,6 @@ async def test_bodies_json_cannot_hold_are_422_not_400(client: httpx.AsyncClient
         (b'{"text": "caf\xe9"}', "application/json"),  # Latin-1, not UTF-8
         (b'{"text": "\xed\xa0\x80"}', "application/json"),  # a surrogate encoded in bytes
         (b"\xff\xfe{", "application/json"),
-        (deep[:6000], "application/json"),  # 3,000 deep, within the size limit
         (b"\xff\xfe\x00", "text/plain"),  # not JSON at all, and not UTF-8 to echo
     ):
         r = await client.post(
@@ -75,7 +77,40 @@ async def test_bodies_json_cannot_hold_are_422_not_400(client: httpx.AsyncClient
         )
         assert r.status_code == 422, (content[:20], r.text)
         assert r.json()["code"] == "invalid_request" and r.json()["message"]
+    # Nested past the parser's limit (1024) or past ours (``max_body_depth``), not past the size.
+    headers = {**p0.auth, "Content-Type": "application/json"}
+    for content in (deep[:6000], b'{"text": ' + b"[" * 33 + b"]" * 33 + b"}"):
+        r = await client.post(f"{base}/chat", content=content, headers=headers)
+        assert r.status_code == 422 and r.json()["code"] == "body_too_deep", r.text
     assert await get_table(client, table_id, p0) == view
+    ok = b'{"text": "' + b"[{" * 40 + b'\\"' + b"[" * 40 + b'"}'  # brackets in a string
+    r = await client.post(f"{base}/chat", content=ok, headers=headers)
+    assert r.status_code == 200, r.text
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ab,:\n'),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet='[]{}"\\a'), inner, max_size=4)
+    ),
+    max_leaves=40,
+)
+
+
+@given(value=_JSON_VALUES, indent=st.booleans())
+def test_depth_is_read_from_the_text_as_the_parser_would(value: Any, indent: bool) -> None:
+    text = json.dumps(value, indent=2 if indent else None, ensure_ascii=False).encode()
+    assert depth(text) == _depth(value)
+    assert too_deep(text, 3) == (_depth(value) > 3)
 
 
 async def test_idempotency_key_is_visible_ascii(client: httpx.AsyncClient) -> None:
