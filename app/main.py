@@ -28,6 +28,7 @@ from app.api import errors
 from app.api.frames import Frames
 from app.api.gateway import Gateway
 from app.api.request_body import BodyLimit
+from app.api.schemas import RATE_LIMITED
 from app.api.routes import (
     health,
     live,
@@ -270,7 +271,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     }
     app.add_middleware(Gateway, cors=cors, moves=moves.MoveLane(settings.max_body_bytes))
     # Moves first: routes are matched in order, and moves are most of the traffic.
+    # Every operation but the health routes' answers 429 past a rate limit (app/api/ratelimit.py).
     for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
-        app.include_router(module.router)
+        app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app
