@@ -20,6 +20,7 @@ import functools
 import os
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from prometheus_client import Counter, Histogram
@@ -37,7 +38,6 @@ from app.metrics import (
 )
 
 REQUEST_ID = b"x-request-id"
-VARY_ORIGIN = (b"vary", b"Origin")
 # A client's request id is kept when it is this plain; anything else gets a fresh one.
 _SANE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 # The route label of a request no route matched (so a scan cannot grow the label set).
@@ -118,14 +118,16 @@ def _http_metrics(method: str, route: str, status: int) -> tuple[Counter, Histog
 
 
 async def http(
-    app: ASGIApp, scope: Scope, receive: Receive, send: Send, vary: bool = False
+    app: ASGIApp,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    headers: Sequence[tuple[bytes, bytes]] = (),
 ) -> None:
-    """Serve an HTTP request by ``app`` with its id, metrics and line (``vary``: the response
-    says ``Vary: Origin``, as CORS says it when the request has no ``Origin``)."""
+    """Serve an HTTP request by ``app`` with its id, metrics and line; its response gets the
+    ``X-Request-ID`` and ``headers``."""
     rid = request_id(scope)
-    added = [(REQUEST_ID, rid.encode())]
-    if vary:
-        added.append(VARY_ORIGIN)
+    added = [(REQUEST_ID, rid.encode()), *headers]
     status = 500  # unless a response starts: an exception escaped to the server's handler
     started = time.perf_counter()
 
