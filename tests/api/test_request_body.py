@@ -16,10 +16,11 @@ import pytest
 from fastapi.routing import APIRoute
 from hypothesis import given
 from hypothesis import strategies as st
+from starlette.types import Message, Receive, Scope, Send
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from app.api.request_body import StrictJSONRoute, depth, too_deep
+from app.api.request_body import BodyLimit, StrictJSONRoute, depth, too_deep
 from app.api.routes.moves import MoveLane, router
 from app.main import create_app
 from tests.api.conftest import Server
@@ -269,3 +270,27 @@ async def test_moves_answer_alike_on_either_path(client: httpx.AsyncClient) -> N
     assert again.json() == first.json() and again.headers["idempotency-replayed"] == "true"
     other = await client.post(pass_url, json={}, headers=keyed)
     assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
+
+
+async def test_an_absurd_content_length_is_413_whichever_server_parsed_it() -> None:
+    # uvicorn's parser refuses these before the app; the app must not rely on it (``int()``
+    # raises past 4,300 digits; ``str.isdigit`` takes "²").
+    async def app(_scope: Scope, _receive: Receive, _send: Send) -> None:
+        reached.append(True)
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    for length, status in ((b"9" * 5000, 413), (b"0" * 5000 + b"1", None), (b"\xb2", None)):
+        sent: list[Message] = []
+        reached: list[bool] = []
+        scope: Scope = {"type": "http", "method": "POST", "path": "/v1/players"}
+        scope["headers"] = [(b"content-length", length)]
+        await BodyLimit(app, 8192)(scope, receive, send)
+        if status is None:
+            assert reached and not sent, length[:10]
+        else:
+            assert sent[0]["status"] == status and not reached, length[:10]
