@@ -29,6 +29,7 @@ from app.api.frames import Frames
 from app.api.gateway import Gateway
 from app.api.request_body import BodyLimit
 from app.api.routes import (
+    docs,
     health,
     live,
     moves,
@@ -40,6 +41,7 @@ from app.api.routes import (
     tickets,
     web,
 )
+from app.api.schemas import RATE_LIMITED
 from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
@@ -247,8 +249,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await asyncio.to_thread(bot_pool.close)
             await db.close()
 
-    # /docs and /redoc with their scripts served from here, not from a CDN: they work offline.
+    # fastapi-offline's copies of the docs pages' scripts, served from here rather than from a
+    # CDN: /docs and /redoc (app/api/routes/docs.py) work offline, under a strict CSP.
     app = FastAPIOffline(
+        docs_url=None,
+        redoc_url=None,
+        static_url=docs.STATIC,
         title="Gin Rummy server",
         version="0.1.0",
         description="Play Gin Rummy over HTTP: every move goes through one command pipeline; "
@@ -273,7 +279,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     }
     app.add_middleware(Gateway, cors=cors, moves=moves.MoveLane(settings.max_body_bytes))
     # Moves first: routes are matched in order, and moves are most of the traffic.
+    # Every operation but the health routes' answers 429 past a rate limit (app/api/ratelimit.py).
     for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
-        app.include_router(module.router)
+        app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
+    app.include_router(docs.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     return app

@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     # The largest request body accepted (413 payload_too_large beyond it). The largest valid
     # one, a 500-character chat line written as JSON \u escapes, is about 6 KB.
     max_body_bytes: int = 8192
+    # The deepest nesting of arrays and objects a JSON body may have (422 body_too_deep beyond
+    # it, counted before the body is parsed). The deepest valid body, a table's rules or clock
+    # or a push subscription's keys, nests 2 levels; the parser itself stops at 1024.
+    max_body_depth: int = 32
     # The largest WebSocket message a client may send (uvicorn closes with 1009 beyond it);
     # a move or a ping is under 200 bytes.
     ws_max_message_bytes: int = 16384

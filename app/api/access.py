@@ -10,7 +10,8 @@ Per WebSocket session: the same request id (in the accept's headers), the open-s
 message counts, and one log line ``websocket`` at its close with the route, table, seat,
 duration, messages in and out, and the close code.
 
-Paths are logged without query strings but ``since``: a ``?token=`` never reaches the log.
+Paths are logged without query strings but ``since`` (the first, cut short): a ``?token=``
+never reaches the log.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import functools
 import os
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from prometheus_client import Counter, Histogram
@@ -36,11 +38,12 @@ from app.metrics import (
 )
 
 REQUEST_ID = b"x-request-id"
-VARY_ORIGIN = (b"vary", b"Origin")
 # A client's request id is kept when it is this plain; anything else gets a fresh one.
 _SANE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 # The route label of a request no route matched (so a scan cannot grow the label set).
 UNMATCHED = "unmatched"
+# The longest ``since=...`` query parameter written into a log line, in bytes.
+SINCE_LOGGED = 32
 # Close code of a WebSocket that ended without a close frame either way.
 CLOSED_ABNORMALLY = 1006
 # ``scope["extensions"]`` key of a socket's ``WebSocketSession`` (with its wire).
@@ -87,11 +90,14 @@ def _match(routes: list[BaseRoute], scope: Scope) -> BaseRoute | None:
 
 
 def logged_path(scope: Scope) -> str:
-    """The path with only the query parameters safe to log (``since``)."""
+    """The path with only the query parameter safe to log: the first ``since``, cut to
+    ``SINCE_LOGGED`` bytes (a seq has at most 10 digits; a client may send thousands)."""
     query: bytes = scope.get("query_string", b"")
-    kept = [p for p in query.split(b"&") if p.startswith(b"since=")] if query else []
     path: str = scope["path"]
-    return f"{path}?{b'&'.join(kept).decode(errors='replace')}" if kept else path
+    if b"since=" not in query:
+        return path
+    since = next((p for p in query.split(b"&") if p.startswith(b"since=")), None)
+    return path if since is None else f"{path}?{since[:SINCE_LOGGED].decode(errors='replace')}"
 
 
 def _client(scope: Scope) -> str | None:
@@ -112,14 +118,16 @@ def _http_metrics(method: str, route: str, status: int) -> tuple[Counter, Histog
 
 
 async def http(
-    app: ASGIApp, scope: Scope, receive: Receive, send: Send, vary: bool = False
+    app: ASGIApp,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    headers: Sequence[tuple[bytes, bytes]] = (),
 ) -> None:
-    """Serve an HTTP request by ``app`` with its id, metrics and line (``vary``: the response
-    says ``Vary: Origin``, as CORS says it when the request has no ``Origin``)."""
+    """Serve an HTTP request by ``app`` with its id, metrics and line; its response gets the
+    ``X-Request-ID`` and ``headers``."""
     rid = request_id(scope)
-    added = [(REQUEST_ID, rid.encode())]
-    if vary:
-        added.append(VARY_ORIGIN)
+    added = [(REQUEST_ID, rid.encode()), *headers]
     status = 500  # unless a response starts: an exception escaped to the server's handler
     started = time.perf_counter()
 

@@ -17,8 +17,10 @@ RuleError (input)      422     invalid_card, card_required, unknown_action, unkn
                                invalid_ruleset
 InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level,
                                invalid_idempotency_key, invalid_push_subscription
-validation             422     invalid_request (with ``details``): a body that is not strict
-                               JSON (``app.api.request_body``) or does not fit its schema
+validation             422     invalid_request (with ``details``: each error's ``loc``, ``msg``
+                               and ``type``, never the input): a body that is not strict JSON
+                               (``app.api.request_body``) or does not fit its schema
+BodyTooDeep            422     body_too_deep: a body nested deeper than ``max_body_depth``
 request_body.BodyLimit 413     payload_too_large: a body over ``max_body_bytes``
 HTTPException          405     method_not_allowed (``Allow`` lists every method of the path)
 RateLimitedError       429     rate_limited (with a ``Retry-After`` header)
@@ -33,10 +35,8 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
-from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError
@@ -96,37 +96,49 @@ def payload_too_large(limit: int) -> dict[str, str]:
     return error_body("payload_too_large", f"a request body has at most {limit} bytes")
 
 
+class BodyTooDeep(HTTPException):
+    """A JSON body nested deeper than ``limit`` (``app.api.request_body``). Raised where a
+    route reads its body: FastAPI passes an HTTPException on to the handlers untouched."""
+
+    def __init__(self, limit: int) -> None:
+        message = f"a request body nests arrays and objects at most {limit} levels deep"
+        super().__init__(422, message)
+
+
+async def _body_too_deep(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, BodyTooDeep)
+    return JSONResponse(error_body("body_too_deep", str(exc.detail)), status_code=422)
+
+
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    details = _json_safe(
-        jsonable_encoder(
-            exc.errors(),
-            custom_encoder={Exception: str, bytes: lambda b: b.decode("utf-8", "replace")},
-        )
-    )
-    first = details[0] if details else {}
-    if first.get("type") == "json_invalid":
+    errors = exc.errors()
+    # Where and why, never what: the input (and a ``ctx`` that may quote it) is the client's
+    # own, can be anything JSON holds (nested, NaN), and would make every 422 as costly to
+    # write as what the client chose to send.
+    details = [
+        {
+            "loc": [_text(p) if isinstance(p, str) else p for p in error["loc"]],
+            "msg": _text(error["msg"]),
+            "type": error["type"],
+        }
+        for error in errors
+    ]
+    first = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":  # the parser's reason, which quotes no input
         message = f"the body is not valid JSON: {first.get('ctx', {}).get('error', '')}"
     else:
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
+        where = ".".join(str(p) for p in details[0]["loc"]) if details else ""
+        message = f"{where}: {details[0]['msg']}" if where else "invalid request"
     return JSONResponse(
         {"code": "invalid_request", "message": message, "details": details}, status_code=422
     )
 
 
-def _json_safe(value: Any) -> Any:
-    """``value`` with what JSON cannot carry made text: NaN and infinities as strings, a lone
-    surrogate (which no UTF-8 encoder takes) as its ``\\udXXX`` escape."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode()
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
+def _text(value: str) -> str:
+    """``value`` with a lone surrogate (which no UTF-8 encoder takes) as its ``\\udXXX``
+    escape: a path or query parameter may carry one."""
+    return value.encode("utf-8", "backslashreplace").decode()
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -182,6 +194,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RuleError, _rule_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(BodyTooDeep, _body_too_deep)
     # The one-statement write goes to asyncpg directly, whose errors SQLAlchemy never wraps.
     # A database that refuses connections (down, restarting) is unavailable too, not a bug.
     database_errors: list[type[Exception]] = [

@@ -12,6 +12,9 @@ went through the four layers under them (body limit, exception middleware, FastA
 stack, the router), which cost a move more CPU than the pipeline's own work (see
 docs/performance.md). A request without an ``Origin`` header (every client but a browser) never
 needs CORS: a move then skips it, and its response says ``Vary: Origin`` as CORS would.
+
+Every response, whichever way it went, says ``X-Content-Type-Options: nosniff``: a browser
+never reads a JSON error (which may quote a client's text) or an asset as another type.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from app.api import access, ratelimit
 from app.api.routes.moves import MOVE, MoveLane
 
 ORIGIN = b"origin"
+# The headers every response carries, and a move's that skipped CORS.
+EVERY_RESPONSE = ((b"x-content-type-options", b"nosniff"),)
+WITHOUT_CORS = (*EVERY_RESPONSE, (b"vary", b"Origin"))
 
 
 def _has_origin(scope: Scope) -> bool:
@@ -44,9 +50,9 @@ class Gateway:
         kind = scope["type"]
         if kind == "http":
             if self.moves is not None and self.moves.match(scope) and not _has_origin(scope):
-                await access.http(self._limited, scope, receive, send, vary=True)
+                await access.http(self._limited, scope, receive, send, WITHOUT_CORS)
             else:
-                await access.http(self.cors, scope, receive, send)
+                await access.http(self.cors, scope, receive, send, EVERY_RESPONSE)
         elif kind == "websocket":
             await access.websocket(self._limited, scope, receive, send)  # no CORS for sockets
         else:

@@ -642,7 +642,21 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     ),
     413: ("the body is too large", "payload_too_large", "a request body has at most 8192 bytes"),
     422: ("malformed body", "invalid_request", "body.card: Value error, not a card: 'ZZ'"),
-    429: ("too many chat lines", "rate_limited", "at most 5 chat lines per 10 s"),
+    429: (
+        "over a rate limit: requests per bearer token or client address, or the route's own "
+        "(chat lines per player)",
+        "rate_limited",
+        "too many requests for this token",
+    ),
+}
+# Headers an error status always carries, as the OpenAPI document shows them.
+_ERROR_HEADERS: dict[int, dict[str, Any]] = {
+    429: {
+        "Retry-After": {
+            "description": "whole seconds until the limit lets the request through",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    },
 }
 
 
@@ -656,4 +670,11 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
             "description": description,
             "content": {"application/json": {"example": {"code": code, "message": message}}},
         }
+        if status in _ERROR_HEADERS:
+            out[status]["headers"] = _ERROR_HEADERS[status]
     return out
+
+
+# Every operation but the health routes' counts against the rate limits (``app.api.ratelimit``):
+# the app includes each router with these ``responses``.
+RATE_LIMITED = error_responses(429)

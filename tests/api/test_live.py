@@ -548,7 +548,7 @@ async def test_the_view_comes_before_the_answer_to_a_message_sent_at_once(
         assert [m["type"] for m in received if m["type"] in ("error", "pong")] == ["error", "pong"]
 
 
-@pytest.mark.parametrize("since", ["-1", "abc", "1.5", "", "%C2%B2"])
+@pytest.mark.parametrize("since", ["-1", "abc", "1.5", "", "%C2%B2", "2147483648", "9" * 5000])
 async def test_a_bad_since_is_told_why_then_closed_4400(
     client: httpx.AsyncClient, live: Server, since: str
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.api.ratelimit import EXEMPT
 from app.main import create_app
 
 
@@ -96,3 +97,26 @@ def test_the_document_says_what_the_server_checks() -> None:
                 assert (schema["minLength"], schema["maxLength"]) == (1, 200)
             if "requestBody" in op:
                 assert "413" in op["responses"], f"{method} {path}"
+
+
+def test_every_rate_limited_operation_documents_429_with_retry_after() -> None:
+    # Every request but the health routes' counts against the per-token and per-address limits
+    # (app/api/ratelimit.py), so every other operation can answer 429.
+    spec = create_app().openapi()
+    wrong = []
+    for path, operations in spec["paths"].items():
+        for method, op in operations.items():
+            response = op["responses"].get("429")
+            if path in EXEMPT:
+                if response is not None:
+                    wrong.append(f"{method} {path}: exempt, yet lists 429")
+                continue
+            if response is None:
+                wrong.append(f"{method} {path}: no 429")
+                continue
+            example = response["content"]["application/json"]["example"]
+            headers = response.get("headers", {})
+            if example["code"] != "rate_limited" or "Retry-After" not in headers:
+                wrong.append(f"{method} {path}: {response}")
+    assert not wrong
+    assert EXEMPT - {"/metrics"} <= set(spec["paths"])  # /metrics is not in the document

@@ -8,15 +8,19 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from fastapi.routing import APIRoute
+from hypothesis import given
+from hypothesis import strategies as st
+from starlette.types import Message, Receive, Scope, Send
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from app.api.request_body import StrictJSONRoute
+from app.api.request_body import BodyLimit, StrictJSONRoute, depth, too_deep
 from app.api.routes.moves import MoveLane, router
 from app.main import create_app
 from tests.api.conftest import Server
@@ -67,7 +71,6 @@ async def test_bodies_json_cannot_hold_are_422_not_400(client: httpx.AsyncClient
         (b'{"text": "caf\xe9"}', "application/json"),  # Latin-1, not UTF-8
         (b'{"text": "\xed\xa0\x80"}', "application/json"),  # a surrogate encoded in bytes
         (b"\xff\xfe{", "application/json"),
-        (deep[:6000], "application/json"),  # 3,000 deep, within the size limit
         (b"\xff\xfe\x00", "text/plain"),  # not JSON at all, and not UTF-8 to echo
     ):
         r = await client.post(
@@ -75,7 +78,40 @@ async def test_bodies_json_cannot_hold_are_422_not_400(client: httpx.AsyncClient
         )
         assert r.status_code == 422, (content[:20], r.text)
         assert r.json()["code"] == "invalid_request" and r.json()["message"]
+    # Nested past the parser's limit (1024) or past ours (``max_body_depth``), not past the size.
+    headers = {**p0.auth, "Content-Type": "application/json"}
+    for content in (deep[:6000], b'{"text": ' + b"[" * 33 + b"]" * 33 + b"}"):
+        r = await client.post(f"{base}/chat", content=content, headers=headers)
+        assert r.status_code == 422 and r.json()["code"] == "body_too_deep", r.text
     assert await get_table(client, table_id, p0) == view
+    ok = b'{"text": "' + b"[{" * 40 + b'\\"' + b"[" * 40 + b'"}'  # brackets in a string
+    r = await client.post(f"{base}/chat", content=ok, headers=headers)
+    assert r.status_code == 200, r.text
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ab,:\n'),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet='[]{}"\\a'), inner, max_size=4)
+    ),
+    max_leaves=40,
+)
+
+
+@given(value=_JSON_VALUES, indent=st.booleans())
+def test_depth_is_read_from_the_text_as_the_parser_would(value: Any, indent: bool) -> None:
+    text = json.dumps(value, indent=2 if indent else None, ensure_ascii=False).encode()
+    assert depth(text) == _depth(value)
+    assert too_deep(text, 3) == (_depth(value) > 3)
 
 
 async def test_idempotency_key_is_visible_ascii(client: httpx.AsyncClient) -> None:
@@ -234,3 +270,27 @@ async def test_moves_answer_alike_on_either_path(client: httpx.AsyncClient) -> N
     assert again.json() == first.json() and again.headers["idempotency-replayed"] == "true"
     other = await client.post(pass_url, json={}, headers=keyed)
     assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
+
+
+async def test_an_absurd_content_length_is_413_whichever_server_parsed_it() -> None:
+    # uvicorn's parser refuses these before the app; the app must not rely on it (``int()``
+    # raises past 4,300 digits; ``str.isdigit`` takes "²").
+    async def app(_scope: Scope, _receive: Receive, _send: Send) -> None:
+        reached.append(True)
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    for length, status in ((b"9" * 5000, 413), (b"0" * 5000 + b"1", None), (b"\xb2", None)):
+        sent: list[Message] = []
+        reached: list[bool] = []
+        scope: Scope = {"type": "http", "method": "POST", "path": "/v1/players"}
+        scope["headers"] = [(b"content-length", length)]
+        await BodyLimit(app, 8192)(scope, receive, send)
+        if status is None:
+            assert reached and not sent, length[:10]
+        else:
+            assert sent[0]["status"] == status and not reached, length[:10]

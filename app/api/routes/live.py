@@ -37,7 +37,8 @@
   read at all is cut by the keepalive (``ws_ping_interval`` + ``ws_ping_timeout``).
 - The first message is always the ``view`` (or the catch-up): the client's messages are
   answered only after it.
-- A ``since`` that is not an integer ≥ 0: an ``error`` (``invalid_since``), then close code 4400.
+- A ``since`` that is not an integer from 0 to 2^31-1: an ``error`` (``invalid_since``), then
+  close code 4400.
 - Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
   your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
@@ -78,6 +79,7 @@ from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.api.parking import Parking
+from app.api.schemas import INT32
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
 from app.logs import annotate
@@ -635,11 +637,18 @@ router.add_websocket_route("/v1/tables/{table_id}/ws", table_ws)
 
 
 def _since(raw: str | None) -> int | None:
-    """The ``since`` query parameter: None, or an integer >= 0 (else ``invalid_since``)."""
+    """The ``since`` query parameter: None, or an integer from 0 to ``INT32``, as over HTTP
+    (else ``invalid_since``). Its digits are counted before ``int()`` reads them, which raises
+    past 4,300."""
     if raw is None:
         return None
-    if not raw.isascii() or not raw.isdigit():
-        raise InvalidError("invalid_since", "since must be an integer >= 0 (the last seq)")
+    if (
+        not raw.isascii()
+        or not raw.isdigit()
+        or len(raw.lstrip("0")) > len(str(INT32))
+        or int(raw) > INT32
+    ):
+        raise InvalidError("invalid_since", f"since must be an integer from 0 to {INT32}")
     return int(raw)
 
 

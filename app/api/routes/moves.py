@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import Caller, CommandCaller, bearer, idempotency_of
-from app.api.request_body import StrictJSONRoute
+from app.api.request_body import StrictJSONRoute, announced_over
 from app.api.routes.common import COMMAND_ROUTE, render, run, submit
 from app.api.schemas import CardBody, DrawBody, Versioned
 from app.engine import Action
@@ -166,7 +166,7 @@ class MoveLane:
                 authorization = value  # the first, as ``Headers.get`` takes it
             elif name == b"idempotency-key" and key is None:
                 key = value
-        if length is None or not length.isdigit() or int(length) > self.limit:
+        if length is None or not length.isdigit() or announced_over(length, self.limit):
             await rest(scope, receive, send)  # streamed, or too long: ``BodyLimit`` judges it
             return
         raw = await _read(receive)

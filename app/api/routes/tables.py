@@ -120,7 +120,7 @@ async def choose_deck(table_id: str, body: DeckBody, caller: CommandCaller) -> J
 @router.post(
     "/v1/tables/{table_id}/chat",
     response_model=CommandOut,
-    responses=error_responses(401, 403, 404, 409, 413, 422, 429),
+    responses=error_responses(401, 403, 404, 409, 413, 422),
     openapi_extra=IDEMPOTENT,
 )
 async def chat(table_id: str, body: ChatBody, caller: CommandCaller) -> JSONResponse:

@@ -7,6 +7,8 @@ routes. Hashed assets are cached for good; ``index.html`` is revalidated on ever
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -30,15 +32,27 @@ API_PREFIXES = (
 )
 
 
-# The client's pages run only the server's own scripts (the build has no inline script: a test
-# checks) and talk only to this origin; inline styles are allowed (the client sets a few).
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; script-src 'self'; "
-    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
+def page_headers(*inline_scripts: str, blob_workers: bool = False) -> dict[str, str]:
+    """The headers of the server's HTML pages (the client's, the API docs'): each runs only the
+    server's own scripts and the ``inline_scripts`` it names (allowed by their hashes), talks
+    only to this origin, and is framed by no one; inline styles are allowed (the client sets a
+    few); ``blob_workers``: its scripts may start workers from code they made (ReDoc's search).
+    ``X-Content-Type-Options: nosniff`` is on every response (``app.api.gateway``)."""
+    hashes = "".join(
+        f" 'sha256-{base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()}'"
+        for script in inline_scripts
+    )
+    workers = "worker-src 'self' blob:; " if blob_workers else ""
+    return {
+        "Content-Security-Policy": f"default-src 'self'; script-src 'self'{hashes}; {workers}"
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+        "Referrer-Policy": "no-referrer",
+    }
+
+
+# The client's pages: the build has no inline script (a test checks).
+SECURITY_HEADERS = page_headers()
 
 
 class ClientFiles(StaticFiles):
