@@ -98,6 +98,7 @@ async def slow_webhooks(url: str, seconds: float, accounts: int = 80) -> dict[st
         counts = await silent_webhook_accounts(client, hole, accounts, deadline)
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
         counts["connections"] = float(hole.connections)
+    return counts
 
 
 # Request bodies: JSON nested far deeper than any valid body
