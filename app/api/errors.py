@@ -3,7 +3,8 @@
 =====================  ======  =========================================================
 error                  status  codes
 =====================  ======  =========================================================
-UnauthenticatedError   401     unauthorized, token_expired (invalid_ticket: sockets only)
+UnauthenticatedError   401     unauthorized, token_expired (invalid_ticket, token_revoked:
+                               sockets only)
 ForbiddenError         403     not_seated, not_creator (origin_not_allowed: sockets only)
 NotFoundError          404     table_not_found, invite_not_found, hand_not_found,
                                token_not_found, push_subscription_not_found,
