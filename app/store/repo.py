@@ -242,6 +242,20 @@ async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
     ).scalar_one_or_none()
 
 
+def open_tables(conn: Connection, player_id: str) -> int:
+    """How many tables not finished the player sits at, their row locked until the end of the
+    transaction (PostgreSQL; SQLite's writes are serialised already), so that two concurrent
+    creations count each other."""
+    conn.execute(select(Player.id).where(Player.id == player_id).with_for_update())
+    query = (
+        select(sa.func.count())
+        .select_from(_SEAT_TABLE)
+        .join(_TABLES, _TABLES.c.id == _SEAT_TABLE.c.table_id)
+        .where(_SEAT_TABLE.c.player_id == player_id, _TABLES.c.status != "finished")
+    )
+    return int(conn.execute(query).scalar_one())
+
+
 def add_table(
     conn: Connection,
     table: Table,

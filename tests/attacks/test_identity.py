@@ -17,7 +17,8 @@ from websockets.exceptions import ConnectionClosed
 from tests.api.conftest import pg_database
 from tests.api.helpers import JSON, Player, new_player, new_table, seated_table
 from tests.api.processes import processes
-from tests.attacks.harness import target
+from tests.attacks import floods
+from tests.attacks.harness import Canary, target
 
 # A revoked token's sockets must be closed within this many seconds.
 REVOKED_WITHIN = 1.0
@@ -169,3 +170,18 @@ def test_the_bus_ends_a_revoked_tokens_sockets_in_another_process(tmp_path: Path
         processes(tmp_path, 2, DATABASE_URL=url, **env) as (a, b),
     ):
         asyncio.run(_across(a.url, b.url))
+
+
+async def test_mass_creation_is_bounded_per_address_and_player(tmp_path: Path) -> None:
+    # The defaults: 30 players a minute per address, 50 open tables per player, 20 chat lines
+    # per 10 s per address. Before: 500 players in 2.3 s, 300 tables, 50 accounts x 5 lines.
+    with target(tmp_path) as server:
+        async with Canary(server.url).running() as canary:
+            counts = await floods.creation(server.url, 3.0)
+        canary.assert_kept_playing()
+    assert counts["players_created"] <= 30 and counts["players_429"] > 0, counts
+    assert counts["tables_created"] <= 50 and counts["tables_409"] > 0, counts
+    assert counts["chat_sent"] <= 20 and counts["chat_429"] > 0, counts
+    expected = {"players_429", "tables_409", "chat_429"}
+    assert not {k for k in counts if k[-3:].isdigit()} - expected, counts
+
