@@ -18,7 +18,8 @@ RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ..
 RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
                                invalid_ruleset
 InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level,
-                               invalid_idempotency_key, invalid_push_subscription
+                               invalid_idempotency_key, invalid_push_subscription,
+                               invalid_name, reserved_name
 validation             422     invalid_request (with ``details``): a body that is not strict
                                JSON (``app.api.request_body``) or does not fit its schema
 request_body.BodyLimit 413     payload_too_large: a body over ``max_body_bytes``

@@ -48,7 +48,7 @@ from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT, TABLE_LOADS
-from app.service import clocks, notifications, ratings
+from app.service import clocks, names, notifications, ratings
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
     ConflictError,
@@ -142,7 +142,9 @@ class TableService:
 
     async def create_player(self, name: str, address: str | None = None) -> tuple[Actor, str]:
         """A new anonymous player and their bearer token (only its hash is stored); counted
-        against the ``players_ip`` limit of the client's ``address``."""
+        against the ``players_ip`` limit of the client's ``address``; the name normalised, or
+        refused (``app.service.names``)."""
+        name = names.player_name(name)
         if address is not None:
             await self.rate_limits.hit("players_ip", address)
         actor = Actor(uuid.uuid4().hex, name)

@@ -185,3 +185,33 @@ async def test_mass_creation_is_bounded_per_address_and_player(tmp_path: Path) -
     expected = {"players_429", "tables_409", "chat_429"}
     assert not {k for k in counts if k[-3:].isdigit()} - expected, counts
 
+
+# Names that would pass for another, with the code each is refused with.
+IMPERSONATING = {
+    "gnp\u202e.live": "invalid_name",  # a right-to-left override: the rest reads backwards
+    "\u200b" * 39 + "a": "invalid_name",  # looks like "a"
+    "Ada\u2066\u2069": "invalid_name",  # an empty bidi isolate
+    "\u3164": "invalid_name",  # a Hangul filler: a blank that is not whitespace
+    "a" + "\u0301" * 20: "invalid_name",  # combining marks piled up over the line
+    "TITO": "reserved_name",
+    "tito": "reserved_name",
+    "Luna": "reserved_name",
+    "\u0422\u0406\u0422\u041e": "reserved_name",  # Cyrillic TITO
+    "\u0421ARMEN": "reserved_name",  # a Cyrillic C
+    "T1T0": "reserved_name",
+    "\uff2c\uff35\uff2e\uff21": "reserved_name",  # fullwidth LUNA
+    "C.A.R.M.E.N": "reserved_name",
+}
+
+
+async def test_names_that_impersonate_are_refused(tmp_path: Path) -> None:
+    with target(tmp_path) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            for name, code in IMPERSONATING.items():
+                r = await client.post("/v1/players", json={"name": name})
+                assert r.status_code == 422, (name, r.text)
+                assert r.json()["code"] == code, (name, r.text)
+            # Normalised: NFC, runs of whitespace as one space.
+            r = await client.post("/v1/players", json={"name": " Zoe\u0308   Tito\u3000Puente "})
+            assert r.status_code == 201, r.text
+            assert r.json()["name"] == "Zo\u00eb Tito Puente"
