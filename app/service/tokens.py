@@ -10,7 +10,7 @@ worst case for a revoked token to stop working everywhere.
 
 A revocation also ends what the token opened: each process keeps the live holders of a token
 (its sockets, ``hold`` / ``release``) and tells each of them (``Holder.revoked``) when the
-token is revoked here or on the bus. A revoked token's hash is remembered (``CACHE_SIZE`` of
+token is revoked here or on the bus. A revoked token's hash is remembered (``REVOKED_KEPT`` of
 them): a resolution that was already reading the database when the revocation came, or a
 socket that registers just after it, is refused rather than let through.
 """
@@ -37,6 +37,9 @@ from app.store.models import Token, utcnow
 
 # Resolved tokens a process keeps at most (least recently used forgotten first).
 CACHE_SIZE = 65536
+# Hashes of revoked tokens a process remembers: a revoked token is gone from the database, so
+# one is needed only while a resolution or a socket's registration races its revocation.
+REVOKED_KEPT = 8192
 
 
 def hash_token(token: str) -> str:
@@ -85,7 +88,7 @@ class Tokens:
         self.lifetime = lifetime
         self._cache: LRU[str, _Resolved] = LRU(CACHE_SIZE)
         # The hashes of tokens revoked since this process started (the most recent ones).
-        self._revoked: LRU[str, bool] = LRU(CACHE_SIZE)
+        self._revoked: LRU[str, bool] = LRU(REVOKED_KEPT)
         self._holders: dict[str, set[Holder]] = {}
         hub.on_revoke(self._evict)
 
@@ -165,6 +168,16 @@ class Tokens:
             raise UnauthenticatedError("unauthorized", "unknown or revoked token")
         self._cache.put(digest, _Resolved(actor, until))
         return actor
+
+    async def check(self, digest: str) -> None:
+        """Resolve the token of hash ``digest`` again (as ``resolve``): when it is no longer
+        live, what it holds in this process ends (a revocation whose message was lost) and
+        ``UnauthenticatedError`` is raised."""
+        try:
+            await self.resolve(digest)
+        except UnauthenticatedError:
+            self._evict([digest])
+            raise
 
     async def list(self, actor: Actor) -> list[Token]:
         async with self.db.read() as session:

@@ -470,19 +470,29 @@ class ParkedAnswers:
             return text(_error(exc))
         parsed = parse_message(raw)
         if isinstance(parsed, MoveMessage):
-            return text(await _move(self.service, table_id, member.actor, parsed))
+            return text(await _move(self.service, table_id, member.actor, parsed, member.token))
         if isinstance(parsed, PingMessage):
             return text({"type": "pong", "id": parsed.id})
         return text(parsed)
 
 
 async def _move(
-    service: TableService, table_id: str, actor: Actor | None, message: MoveMessage
+    service: TableService,
+    table_id: str,
+    actor: Actor | None,
+    message: MoveMessage,
+    token: str | None,
 ) -> dict[str, Any]:
-    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``."""
+    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``.
+
+    The socket's token (its hash) is resolved again first, as an HTTP move's is: a revocation
+    this process missed on the bus (Redis down) stops it acting ``token_cache_seconds`` after
+    at most, and ends it (``Tokens.check``)."""
     if actor is None:
         return _spectator_move(message)
     try:
+        if token is not None:
+            await service.tokens.check(token)
         action = Action.from_dict(message.model_dump(include={"kind", "card"}))
         result = await service.submit(
             table_id, actor, Play(action), expected_version=message.expected_version
@@ -632,7 +642,7 @@ class TableStream:
                 await self.socket.send({"type": "pong", "id": message.id})
 
     async def _move(self, message: MoveMessage) -> dict[str, Any]:
-        return await _move(self.service, self.table_id, self.actor, message)
+        return await _move(self.service, self.table_id, self.actor, message, self.token)
 
 
 def _parking(app: Any) -> Parking:
