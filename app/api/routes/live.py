@@ -42,7 +42,9 @@
   with) ends with it: when the token is revoked or rotated, in this process or any other (the
   bus carries revocations: ``app.service.tokens``), the socket gets an ``error``
   (``token_revoked``), then close code 4401 (reason ``token revoked``), within milliseconds;
-  what was queued for it is dropped, and its messages are no longer answered. A ticket whose
+  what was queued for it is dropped, and its messages are no longer answered. A move resolves
+  the token again first (from the cache): a process that missed the revocation on the bus ends
+  the socket at its next move, ``token_cache_seconds`` after at most. A ticket whose
   token was revoked opens nothing (``unauthorized``, 4401).
 - Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
