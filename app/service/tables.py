@@ -251,13 +251,15 @@ class TableService:
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
         body = self.render(Loaded(TableRow.of(table), seats, None, clock_state), actor)
 
+        cap = self.max_open_tables
+        if cap:  # a read first: a refusal then costs no write transaction
+            async with self.db.read() as session:
+                if await repo.count_open_tables(session, actor.player_id) >= cap:
+                    raise _too_many_tables(cap)
+
         def write(conn: Connection) -> None:
-            cap = self.max_open_tables
             if cap and repo.open_tables(conn, actor.player_id) >= cap:
-                raise ConflictError(
-                    "too_many_open_tables",
-                    f"you sit at {cap} tables not finished: finish or resign one first",
-                )
+                raise _too_many_tables(cap)
             repo.add_table(conn, table, seat, created, clock_state)
             _remember(conn, actor, idempotency, 201, body)
 
@@ -622,6 +624,12 @@ def _order(entry: Loaded | Sent) -> tuple[int, int]:
     if isinstance(entry, Sent):
         return entry.order
     return entry.table.version, entry.table.last_seq
+
+
+def _too_many_tables(cap: int) -> ConflictError:
+    return ConflictError(
+        "too_many_open_tables", f"you sit at {cap} tables not finished: finish or resign one first"
+    )
 
 
 def _stale(current: int | None, expected: int | None) -> ConflictError:
