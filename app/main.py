@@ -159,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.public_url,
             tokens,
             abandon_after=timedelta(days=settings.abandon_after_days),
+            max_open_tables=settings.max_open_tables,
         )
         readiness = app.state.readiness = health.Readiness()
         readiness.add("database", database_check(db))

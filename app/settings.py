@@ -18,9 +18,17 @@ class Settings(BaseSettings):
     # Where clients reach this server; invite links are built on it.
     public_url: str = "http://127.0.0.1:8000"
     # Chat: at most ``chat_rate_count`` lines per player within ``chat_rate_window`` seconds
-    # (whole seconds; a fraction counts as the next second).
+    # (whole seconds; a fraction counts as the next second), and ``rate_limit_chat_ip`` lines
+    # per client address (the ``limits`` notation, as below; "" turns it off) whoever sends
+    # them: fresh players from one address share it.
     chat_rate_count: int = 5
     chat_rate_window: float = 10.0
+    rate_limit_chat_ip: str = "20 per 10 seconds"
+    # Creation: new players (``POST /v1/players``) per client address (the ``limits``
+    # notation; "" turns it off), and how many open (not finished) tables one player may sit
+    # at when creating another (409 ``too_many_open_tables`` beyond it; 0: no cap).
+    rate_limit_players_ip: str = "30/minute"
+    max_open_tables: int = 50
     # WebSockets: a heartbeat after this many seconds without a message (0: none), and how far
     # behind (in events) ``?since=`` may resume before a full view is sent instead.
     ws_heartbeat: float = 15.0

@@ -18,6 +18,10 @@ from the feed. One timer per process (``Feeds``) sends the heartbeat of each qui
 wakes a feed's task to read the log while the bus is degraded or after it reconnected. A feed
 that falls too far behind (its subscription overflowed, or a gap larger than
 ``ws_resume_limit``) loads the table once and sends each member a fresh ``view``.
+
+A member opened with a token is held by it (``Tokens.hold``) from its join to its leave, on
+whichever socket serves it (through ASGI or parked): the token's revocation, in any process,
+ends it with an ``error`` (``token_revoked``) and close code 4401.
 """
 
 from __future__ import annotations
@@ -45,6 +49,17 @@ log = logging.getLogger(__name__)
 AWAKE = 1.0
 # Sockets a feed sends one message to before it lets the loop run other work.
 CHUNK = 256
+# A socket whose token was revoked: its last message, then this close.
+CLOSE_REVOKED = 4401
+REVOKED_REASON = "token revoked"
+REVOKED_ERROR = text(
+    {
+        "type": "error",
+        "id": None,
+        "code": "token_revoked",
+        "message": "the token this socket was opened with was revoked",
+    }
+)
 
 GAP_FILLS = Counter(
     "ginrummy_ws_gap_fills_total",
@@ -61,18 +76,26 @@ class Outbox(Protocol):
     def offer_many(self, messages: list[str], framed: bytes) -> None:
         """``messages`` in order; ``framed``: their frames joined (one write where it can)."""
 
+    def end(self, code: int, reason: str, last: str | None = None) -> None:
+        """Close with ``code``: nothing queued is sent but ``last``; nothing more is read."""
+
 
 class Member:
     """One socket's place in a table's feed: its audience and the last seq it was given."""
 
-    __slots__ = ("actor", "behind", "feed", "last", "notes", "outbox", "pending", "seat")
+    __slots__ = ("actor", "behind", "feed", "last", "notes", "outbox", "pending", "seat", "token")
 
     def __init__(
-        self, outbox: Outbox, actor: Actor | None, notes: Subscription[Notification] | None
+        self,
+        outbox: Outbox,
+        actor: Actor | None,
+        notes: Subscription[Notification] | None,
+        token: str | None = None,
     ) -> None:
         self.outbox = outbox
         self.actor = actor
         self.notes = notes
+        self.token = token  # the hash of the token the socket was opened with
         self.seat: int | None = None
         self.last = 0
         # Events published while the member catches up; None once it takes frames live.
@@ -97,6 +120,10 @@ class Member:
             self.seat = int(stored.event.public["seat"])
         self.outbox.offer(frames.event(stored, self.seat))
         self.last = stored.seq
+
+    def revoked(self) -> None:
+        """The member's token was revoked (``Tokens.hold``): its socket is closed, 4401."""
+        self.outbox.end(CLOSE_REVOKED, REVOKED_REASON, REVOKED_ERROR)
 
     def turn_notes(self, table_id: str) -> None:
         """Forward the ``your_turn`` of this table that reached the player's subscription."""
@@ -385,6 +412,8 @@ class Feeds:
             if self._timer is None:
                 self._timer = asyncio.create_task(self._ticks())
         feed.add(member)
+        if member.token is not None:
+            self.service.tokens.hold(member.token, member)
         return feed
 
     async def _ticks(self) -> None:
@@ -411,6 +440,8 @@ class Feeds:
             return
         member.feed = None
         feed.discard(member)
+        if member.token is not None:
+            self.service.tokens.release(member.token, member)
         if member.notes is not None:
             member.notes.close()
         if not feed.members() and self._feeds.get(feed.table_id) is feed:

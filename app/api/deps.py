@@ -76,11 +76,19 @@ ServiceDep = Annotated[TableService, Depends(get_service)]
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """What a command route needs beside its body: the service, the player, the key."""
+    """What a command route needs beside its body: the service, the player, the key, and the
+    client's address (for the limits counted per address)."""
 
     service: TableService
     actor: Actor
     idempotency: Idempotency | None
+    address: str | None = None
+
+
+def client_address(request: Request) -> str | None:
+    """The client's address (behind a trusted proxy, the one it forwarded: see
+    ``app.api.ratelimit``); None when the server does not know it."""
+    return None if request.client is None else request.client.host
 
 
 class _Bearer(SecurityBase):
@@ -118,7 +126,7 @@ async def command_caller(request: Request) -> Caller:
     """The authenticated player (401 otherwise) and the request's Idempotency-Key."""
     service: TableService = request.app.state.service
     actor = await service.authenticate(bearer_token(request.headers))
-    return Caller(service, actor, await idempotency(request))
+    return Caller(service, actor, await idempotency(request), client_address(request))
 
 
 class _CommandCaller(_Bearer):

@@ -240,6 +240,20 @@ class Parked(Graced, asyncio.Protocol):
         if self.writable:
             self._flush()
 
+    def end(self, code: int, reason: str, last: str | None = None) -> None:
+        """Close with ``code`` now: nothing queued is sent but ``last``; nothing more is read
+        (a token's revocation: ``Member.revoked``)."""
+        if self.closing:
+            return
+        self._box = None
+        self._full_since = None
+        self._inbox = None
+        if last is not None and not self.transport.is_closing():
+            self.transport.write(frame(last))
+            self.session.sent()
+        self._close(code, reason)
+        self._wake()
+
     def _flush(self) -> None:
         """Write what waited, in one ``write``; then the 4008 close, if it is next."""
         box, self._box = self._box, None

@@ -70,7 +70,12 @@ class PlayerCreate(Body):
     name: str = Field(
         min_length=1,
         max_length=40,
-        description="Shown to the other players; not all whitespace, no control characters.",
+        description=(
+            "Shown to the other players; normalised (NFC, runs of spaces as one). Not all "
+            "whitespace, no control, format, bidi or invisible characters, at most 3 combining "
+            "marks on a character (422 invalid_name); not a bot's name, TITO, CARMEN or LUNA, "
+            "in any case or look-alike letters (422 reserved_name)."
+        ),
         json_schema_extra={"pattern": NAME_PATTERN},
     )
 

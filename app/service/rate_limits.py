@@ -5,6 +5,8 @@ One ``RateLimits`` per process holds the named limits:
 - ``token`` and ``ip``: HTTP requests per bearer token and per client address (the
   ``app.api.ratelimit`` middleware), a sliding window counter each;
 - ``chat``: chat lines per player, a moving window (exactly "at most N in any W seconds");
+  ``chat_ip`` the same per client address, so fresh players from one address share one;
+- ``players_ip``: new players per client address, a sliding window counter;
 - ``socket``: messages per WebSocket connection, in this process's memory: a connection lives
   on one process, so sharing its count would only add a Redis round trip to every message.
 
@@ -50,7 +52,7 @@ BATCH_DIVISOR = 100
 # Batches kept before the stale ones are swept.
 SWEEP_AT = 10000
 
-LimitName = Literal["token", "ip", "socket", "chat"]
+LimitName = Literal["token", "ip", "socket", "chat", "chat_ip", "players_ip"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,18 @@ class RateLimits:
                 True,
                 True,
                 f"at most {chat_count} chat lines per {chat_window:g} s",
+            ),
+            "chat_ip": Limit.of(
+                _rate(settings.rate_limit_chat_ip),
+                True,
+                True,
+                "too many chat lines from this address",
+            ),
+            "players_ip": Limit.of(
+                _rate(settings.rate_limit_players_ip),
+                False,
+                True,
+                "too many new players from this address",
             ),
         }
         return cls(limits, settings.redis_url, settings.redis_prefix)

@@ -48,7 +48,7 @@ from app.engine import Event, RuleError, make_ruleset, view
 from app.engine.cards import commitment
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT, TABLE_LOADS
-from app.service import clocks, notifications, ratings
+from app.service import clocks, names, notifications, ratings
 from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
 from app.service.errors import (
     ConflictError,
@@ -116,9 +116,12 @@ class TableService:
         tokens: Tokens | None = None,
         *,
         abandon_after: timedelta = timedelta(days=14),
+        max_open_tables: int = 0,
     ) -> None:
         self.db = db
         self.abandon_after = abandon_after
+        # Open (not finished) tables a player may sit at when creating another (0: no cap).
+        self.max_open_tables = max_open_tables
         self.hub = hub
         self.rate_limits = rate_limits
         self.public_url = public_url.rstrip("/")
@@ -137,8 +140,13 @@ class TableService:
 
     # Players.
 
-    async def create_player(self, name: str) -> tuple[Actor, str]:
-        """A new anonymous player and their bearer token (only its hash is stored)."""
+    async def create_player(self, name: str, address: str | None = None) -> tuple[Actor, str]:
+        """A new anonymous player and their bearer token (only its hash is stored); counted
+        against the ``players_ip`` limit of the client's ``address``; the name normalised, or
+        refused (``app.service.names``)."""
+        name = names.player_name(name)
+        if address is not None:
+            await self.rate_limits.hit("players_ip", address)
         actor = Actor(uuid.uuid4().hex, name)
         async with self.db.write() as session:
             await repo.add_player(session, actor.player_id, name)
@@ -243,7 +251,15 @@ class TableService:
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
         body = self.render(Loaded(TableRow.of(table), seats, None, clock_state), actor)
 
+        cap = self.max_open_tables
+        if cap:  # a read first: a refusal then costs no write transaction
+            async with self.db.read() as session:
+                if await repo.count_open_tables(session, actor.player_id) >= cap:
+                    raise _too_many_tables(cap)
+
         def write(conn: Connection) -> None:
+            if cap and repo.open_tables(conn, actor.player_id) >= cap:
+                raise _too_many_tables(cap)
             repo.add_table(conn, table, seat, created, clock_state)
             _remember(conn, actor, idempotency, 201, body)
 
@@ -343,10 +359,14 @@ class TableService:
         *,
         expected_version: int | None = None,
         idempotency: Idempotency | None = None,
+        address: str | None = None,
     ) -> Result:
-        """Run ``command`` for ``actor`` at ``table_id`` through the one pipeline."""
+        """Run ``command`` for ``actor`` at ``table_id`` through the one pipeline (a chat line
+        counts against the player's limit and that of the client's ``address``)."""
         if isinstance(command, Chat):
             await self.rate_limits.hit("chat", actor.player_id)
+            if address is not None:
+                await self.rate_limits.hit("chat_ip", address)
         async with self._lock(table_id):
             cached = True
             fresh_attempts = 0
@@ -604,6 +624,12 @@ def _order(entry: Loaded | Sent) -> tuple[int, int]:
     if isinstance(entry, Sent):
         return entry.order
     return entry.table.version, entry.table.last_seq
+
+
+def _too_many_tables(cap: int) -> ConflictError:
+    return ConflictError(
+        "too_many_open_tables", f"you sit at {cap} tables not finished: finish or resign one first"
+    )
 
 
 def _stale(current: int | None, expected: int | None) -> ConflictError:

@@ -7,6 +7,12 @@ token of a rotation) evicts it here at once and is broadcast on the bus (``Hub.r
 processes evict it as soon as the message arrives (milliseconds over Redis). If that message is
 lost (Redis down), an entry still dies ``cache_seconds`` after it was resolved: that is the
 worst case for a revoked token to stop working everywhere.
+
+A revocation also ends what the token opened: each process keeps the live holders of a token
+(its sockets, ``hold`` / ``release``) and tells each of them (``Holder.revoked``) when the
+token is revoked here or on the bus. A revoked token's hash is remembered (``REVOKED_KEPT`` of
+them): a resolution that was already reading the database when the revocation came, or a
+socket that registers just after it, is refused rather than let through.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,6 +37,9 @@ from app.store.models import Token, utcnow
 
 # Resolved tokens a process keeps at most (least recently used forgotten first).
 CACHE_SIZE = 65536
+# Hashes of revoked tokens a process remembers: a revoked token is gone from the database, so
+# one is needed only while a resolution or a socket's registration races its revocation.
+REVOKED_KEPT = 8192
 
 
 def hash_token(token: str) -> str:
@@ -46,6 +56,13 @@ class Issued:
 
     secret: str
     token: Token
+
+
+class Holder(Protocol):
+    """What a token opened and must end with it (a socket)."""
+
+    def revoked(self) -> None:
+        """The token was revoked: end now (called once, from the event loop)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +87,33 @@ class Tokens:
         self.cache_seconds = cache_seconds
         self.lifetime = lifetime
         self._cache: LRU[str, _Resolved] = LRU(CACHE_SIZE)
+        # The hashes of tokens revoked since this process started (the most recent ones).
+        self._revoked: LRU[str, bool] = LRU(REVOKED_KEPT)
+        self._holders: dict[str, set[Holder]] = {}
         hub.on_revoke(self._evict)
 
     def _evict(self, digests: list[str]) -> None:
         for digest in digests:
             self._cache.pop(digest)
+            self._revoked.put(digest, True)
+            for holder in self._holders.pop(digest, ()):
+                holder.revoked()
+
+    def hold(self, digest: str, holder: Holder) -> None:
+        """Keep ``holder`` until ``release``: it is told when the token of hash ``digest`` is
+        revoked, here or in any other process; at once when it already was."""
+        if self._revoked.get(digest):
+            holder.revoked()
+            return
+        self._holders.setdefault(digest, set()).add(holder)
+
+    def release(self, digest: str, holder: Holder) -> None:
+        """``holder`` ended: forget it."""
+        holders = self._holders.get(digest)
+        if holders is not None:
+            holders.discard(holder)
+            if not holders:
+                del self._holders[digest]
 
     def _expiry(self) -> datetime | None:
         return None if self.lifetime is None else utcnow() + self.lifetime
@@ -102,11 +141,16 @@ class Tokens:
         or expired."""
         if not secret:
             raise UnauthenticatedError("unauthorized", "a bearer token is required")
-        digest = hash_token(secret)
+        return await self.resolve(hash_token(secret))
+
+    async def resolve(self, digest: str) -> Actor:
+        """The player holding the token of hash ``digest`` (as ``authenticate``)."""
         now = time.monotonic()
         cached = self._cache.get(digest)
         if cached is not None and cached.until > now:
             return cached.actor
+        if self._revoked.get(digest):
+            raise UnauthenticatedError("unauthorized", "unknown or revoked token")
         resolved = await store.resolve(self.db, digest, utcnow())
         if resolved is None:
             self._cache.pop(digest)
@@ -120,8 +164,20 @@ class Tokens:
         if expires_at is not None:
             until = min(until, now + (expires_at - utcnow()).total_seconds())
         actor = Actor(player_id, name)
+        if self._revoked.get(digest):  # revoked while the database was read
+            raise UnauthenticatedError("unauthorized", "unknown or revoked token")
         self._cache.put(digest, _Resolved(actor, until))
         return actor
+
+    async def check(self, digest: str) -> None:
+        """Resolve the token of hash ``digest`` again (as ``resolve``): when it is no longer
+        live, what it holds in this process ends (a revocation whose message was lost) and
+        ``UnauthenticatedError`` is raised."""
+        try:
+            await self.resolve(digest)
+        except UnauthenticatedError:
+            self._evict([digest])
+            raise
 
     async def list(self, actor: Actor) -> list[Token]:
         async with self.db.read() as session:

@@ -242,6 +242,28 @@ async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
     ).scalar_one_or_none()
 
 
+def _open_tables(player_id: str) -> sa.Select[int]:
+    return (
+        select(sa.func.count())
+        .select_from(_SEAT_TABLE)
+        .join(_TABLES, _TABLES.c.id == _SEAT_TABLE.c.table_id)
+        .where(_SEAT_TABLE.c.player_id == player_id, _TABLES.c.status != "finished")
+    )
+
+
+async def count_open_tables(session: AsyncSession, player_id: str) -> int:
+    """How many tables not finished the player sits at."""
+    return int((await session.execute(_open_tables(player_id))).scalar_one())
+
+
+def open_tables(conn: Connection, player_id: str) -> int:
+    """``count_open_tables`` in a write transaction, the player's row locked until its end
+    (PostgreSQL; SQLite's writes are serialised already), so that two concurrent creations
+    count each other."""
+    conn.execute(select(Player.id).where(Player.id == player_id).with_for_update())
+    return int(conn.execute(_open_tables(player_id)).scalar_one())
+
+
 def add_table(
     conn: Connection,
     table: Table,

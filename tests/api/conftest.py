@@ -54,7 +54,9 @@ def _free_port() -> int:
 def start_server(database_url: str, **overrides: object) -> Server:
     """Start a new app instance on ``database_url`` (migrations run at its start).
 
-    Bots move without their human pause here, unless a test asks for one. Sockets get
+    Bots move without their human pause here, unless a test asks for one, and new players are
+    not limited per address (the session's server makes every test's players, all from
+    127.0.0.1), unless a test asks for it (``rate_limit_players_ip``). Sockets get
     per-message deflate only with ``deflate=True`` (``python -m app`` serves without); the
     other overrides are settings.
     """
@@ -65,7 +67,12 @@ def start_server(database_url: str, **overrides: object) -> Server:
         port=port,
         public_url=f"http://127.0.0.1:{port}",
         gc_freeze=False,  # the app shares the test process: leave its collector alone
-        **{"bot_draw_delay": 0.0, "bot_discard_delay": 0.0, **overrides},  # type: ignore[arg-type]
+        **{  # type: ignore[arg-type]
+            "bot_draw_delay": 0.0,
+            "bot_discard_delay": 0.0,
+            "rate_limit_players_ip": "",
+            **overrides,
+        },
     )
     config = uvicorn.Config(
         create_app(settings),

@@ -56,4 +56,5 @@ async def run(
         command,
         expected_version=None if body is None else body.expected_version,
         idempotency=caller.idempotency,
+        address=caller.address,
     )

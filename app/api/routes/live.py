@@ -39,6 +39,14 @@
   answered only after it.
 - A ``since`` that is not an integer from 0 to 2^31-1: an ``error`` (``invalid_since``), then
   close code 4400.
+- A socket opened with a token (or with a ticket, which stands for the token it was issued
+  with) ends with it: when the token is revoked or rotated, in this process or any other (the
+  bus carries revocations: ``app.service.tokens``), the socket gets an ``error``
+  (``token_revoked``), then close code 4401 (reason ``token revoked``), within milliseconds;
+  what was queued for it is dropped, and its messages are no longer answered. A move resolves
+  the token again first (from the cache): a process that missed the revocation on the bus ends
+  the socket at its next move, ``token_cache_seconds`` after at most. A ticket whose
+  token was revoked opens nothing (``unauthorized``, 4401).
 - Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
   your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
@@ -59,14 +67,21 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 from fastapi import APIRouter, Query, WebSocket
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from app.api.access import SESSION
-from app.api.audiences import Feed, Feeds, Member
+from app.api.audiences import (
+    CLOSE_REVOKED,
+    REVOKED_ERROR,
+    REVOKED_REASON,
+    Feed,
+    Feeds,
+    Member,
+)
 from app.api.backpressure import (
     CLOSE_SLOW_CONSUMER,
     OVERFLOW,
@@ -95,6 +110,7 @@ from app.service.errors import (
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.service.tickets import Tickets
+from app.service.tokens import Tokens, hash_token
 from app.settings import Settings
 from app.store.repo import Loaded, StoredEvent
 
@@ -119,28 +135,44 @@ def _error(exc: ServiceError | RuleError, message_id: str | None = None) -> dict
     return {"type": "error", "id": message_id, "code": exc.code, "message": exc.message}
 
 
-async def _caller(websocket: WebSocket, token: str | None, ticket: str | None) -> Actor | None:
-    """Who opens the socket: by ticket, token or Bearer header; None for none of them.
+async def _caller(
+    websocket: WebSocket, token: str | None, ticket: str | None
+) -> tuple[Actor, str] | None:
+    """Who opens the socket, and the hash of the token they open it with: by ticket, token or
+    Bearer header; None for none of them.
 
     A browser's page from an origin not in ``Settings.origins()`` is refused first
-    (``origin_not_allowed``, 4403); a client that sends no ``Origin`` is not a browser.
+    (``origin_not_allowed``, 4403); a client that sends no ``Origin`` is not a browser. A
+    ticket stands for the token it was issued with, which must still be live.
     """
     origin = websocket.headers.get("origin")
     settings: Settings = websocket.app.state.settings
     if origin is not None and origin.rstrip("/") not in settings.origins():
         raise ForbiddenError("origin_not_allowed", "this origin may not open sockets here")
+    tokens: Tokens = websocket.app.state.service.tokens
     if ticket is not None:
         tickets: Tickets = websocket.app.state.tickets
-        return await tickets.redeem(ticket)
-    raw = token or bearer_token(websocket.headers)
-    service: TableService = websocket.app.state.service
-    return None if raw is None else await service.authenticate(raw)
+        digest = await tickets.redeem(ticket)
+    else:
+        raw = token or bearer_token(websocket.headers)
+        if raw is None:
+            return None
+        digest = hash_token(raw)
+    return await tokens.resolve(digest), digest
+
+
+class _Close(NamedTuple):
+    """A close in a socket's outbox: the last thing written."""
+
+    code: int
+    reason: str
 
 
 class Socket(Graced):
     """One accepted WebSocket: messages go out in order through a bounded outbox, written by a
     task that runs only while there is something to send (an idle socket holds no task and no
-    queue); a client that does not keep up is closed with 4008."""
+    queue); a client that does not keep up is closed with 4008; one whose token is revoked
+    with 4401 (``end``)."""
 
     __slots__ = (
         "_full_since",
@@ -158,10 +190,10 @@ class Socket(Graced):
     def __init__(self, websocket: WebSocket, queue_limit: int = 256) -> None:
         self.websocket = websocket
         self.queue_limit = queue_limit
-        # Messages waiting to be written; None when there are none. A ``None`` in it is the
-        # 4008 close. Past ``queue_limit`` only the table's feed adds (it never waits), up to
-        # ``OVERFLOW`` more before the client counts as slow at once.
-        self._outbox: deque[str | None] | None = None
+        # Messages waiting to be written; None when there are none. A ``_Close`` in it is the
+        # socket's close. Past ``queue_limit`` only the table's feed adds (it never waits), up
+        # to ``OVERFLOW`` more before the client counts as slow at once.
+        self._outbox: deque[str | _Close] | None = None
         self._writer: asyncio.Task[None] | None = None
         self._full_since: float | None = None  # when the outbox last reached its limit
         self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
@@ -281,11 +313,33 @@ class Socket(Graced):
             box = self._outbox = deque()
         while len(box) > self.queue_limit:
             box.pop()
-        box.append(None)
+        box.append(_Close(CLOSE_SLOW_CONSUMER, SLOW_REASON))
         if self._room is not None:
             self._room.set()
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
+
+    def end(self, code: int, reason: str, last: str | None = None) -> None:
+        """Close with ``code`` once what is being written is out: nothing else queued is sent
+        but ``last``, and the client's messages are read but no longer answered."""
+        if self.closing:
+            return
+        self.closing = True
+        box = self._outbox
+        if box is None:
+            box = self._outbox = deque()
+        box.clear()
+        if last is not None:
+            box.append(last)
+        box.append(_Close(code, reason))
+        if self._room is not None:
+            self._room.set()
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write())
+
+    def revoked(self) -> None:
+        """The token this socket was opened with was revoked (``Tokens.hold``): 4401."""
+        self.end(CLOSE_REVOKED, REVOKED_REASON, REVOKED_ERROR)
 
     async def _write(self) -> None:
         box = self._outbox
@@ -293,9 +347,9 @@ class Socket(Graced):
         try:
             while box:
                 message = box.popleft()
-                if message is None:
-                    await self.websocket.close(CLOSE_SLOW_CONSUMER, SLOW_REASON)
+                if isinstance(message, _Close):
                     box.clear()
+                    await self.websocket.close(message.code, message.reason)
                     return
                 await self.websocket.send_text(message)
                 if len(box) < self.queue_limit:
@@ -368,6 +422,8 @@ class Socket(Graced):
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
+            if self.closing:
+                continue  # closed by the server (``end``): only the client's close is awaited
             if self._key is None:
                 self._key = uuid.uuid4().hex
             try:
@@ -418,19 +474,29 @@ class ParkedAnswers:
             return text(_error(exc))
         parsed = parse_message(raw)
         if isinstance(parsed, MoveMessage):
-            return text(await _move(self.service, table_id, member.actor, parsed))
+            return text(await _move(self.service, table_id, member.actor, parsed, member.token))
         if isinstance(parsed, PingMessage):
             return text({"type": "pong", "id": parsed.id})
         return text(parsed)
 
 
 async def _move(
-    service: TableService, table_id: str, actor: Actor | None, message: MoveMessage
+    service: TableService,
+    table_id: str,
+    actor: Actor | None,
+    message: MoveMessage,
+    token: str | None,
 ) -> dict[str, Any]:
-    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``."""
+    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``.
+
+    The socket's token (its hash) is resolved again first, as an HTTP move's is: a revocation
+    this process missed on the bus (Redis down) stops it acting ``token_cache_seconds`` after
+    at most, and ends it (``Tokens.check``)."""
     if actor is None:
         return _spectator_move(message)
     try:
+        if token is not None:
+            await service.tokens.check(token)
         action = Action.from_dict(message.model_dump(include={"kind", "card"}))
         result = await service.submit(
             table_id, actor, Play(action), expected_version=message.expected_version
@@ -451,7 +517,7 @@ class TableStream:
     """One recipient's session on a table: its catch-up, then its place in the table's feed
     (``app.api.audiences``), which sends it the live events; client moves and pings here."""
 
-    __slots__ = ("actor", "feeds", "frames", "service", "settings", "socket", "table_id")
+    __slots__ = ("actor", "feeds", "frames", "service", "settings", "socket", "table_id", "token")
 
     def __init__(
         self,
@@ -460,12 +526,15 @@ class TableStream:
         settings: Settings,
         table_id: str,
         actor: Actor | None,
+        *,
+        token: str | None = None,
     ) -> None:
         self.socket = socket
         self.service = service
         self.settings = settings
         self.table_id = table_id
         self.actor = actor
+        self.token = token  # the hash of the token the socket was opened with
         app = socket.websocket.app
         # Shared with every socket of this process: each message rendered once per audience.
         self.frames: Frames = app.state.frames
@@ -475,7 +544,7 @@ class TableStream:
         """Join the table's feed, catch up, then answer the client until it leaves."""
         player_id = self.actor.player_id if self.actor else None
         notes = None if player_id is None else self.service.hub.player(player_id)
-        member = Member(self.socket, self.actor, notes)
+        member = Member(self.socket, self.actor, notes, self.token)
         try:
             while True:
                 # Joined before the store is read, so nothing falls between the two.
@@ -483,7 +552,7 @@ class TableStream:
                 if await self._catch_up(feed, member, since):
                     break
                 self.feeds.leave(member)  # too far behind meanwhile: a full view
-                member = Member(self.socket, self.actor, notes)
+                member = Member(self.socket, self.actor, notes, self.token)
                 since = None
             if member.seat is None and self._park(member):
                 # Served below ASGI from now on (app.api.parking); the feed closes its notes
@@ -577,7 +646,7 @@ class TableStream:
                 await self.socket.send({"type": "pong", "id": message.id})
 
     async def _move(self, message: MoveMessage) -> dict[str, Any]:
-        return await _move(self.service, self.table_id, self.actor, message)
+        return await _move(self.service, self.table_id, self.actor, message, self.token)
 
 
 def _parking(app: Any) -> Parking:
@@ -613,7 +682,7 @@ async def table_ws(websocket: WebSocket) -> None:
     socket = Socket(websocket, settings.ws_send_queue)
     try:
         resume = _since(since)
-        actor = await _caller(websocket, token, ticket)
+        actor, digest = await _caller(websocket, token, ticket) or (None, None)
         if _feeds(websocket.app).feed_of(table_id) is None:  # else the table is known
             await service.load(table_id)
     except InvalidError as exc:
@@ -629,7 +698,7 @@ async def table_ws(websocket: WebSocket) -> None:
         await socket.refuse(CLOSE_NOT_FOUND, exc)
         return
     await socket.accept()
-    stream = TableStream(socket, service, settings, table_id, actor)
+    stream = TableStream(socket, service, settings, table_id, actor, token=digest)
     await socket.serve(lambda: stream.stream(resume))
 
 
@@ -659,9 +728,10 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
     settings: Settings = websocket.app.state.settings
     socket = Socket(websocket, settings.ws_send_queue)
     try:
-        actor = await _caller(websocket, token, ticket)
-        if actor is None:
+        caller = await _caller(websocket, token, ticket)
+        if caller is None:
             raise UnauthenticatedError("unauthorized", "a ticket or bearer token is required")
+        actor, digest = caller
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
         return
@@ -691,4 +761,8 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
             else:
                 await socket.send({"type": "pong", "id": message.id})
 
-    await socket.serve(forward, receive)
+    service.tokens.hold(digest, socket)  # a revocation closes the socket (4401)
+    try:
+        await socket.serve(forward, receive)
+    finally:
+        service.tokens.release(digest, socket)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.api.deps import CurrentActor
+from app.api.deps import CurrentActor, bearer_token
 from app.api.request_body import StrictJSONRoute
 from app.api.schemas import TicketOut, error_responses
 from app.service.tickets import Tickets
+from app.service.tokens import hash_token
 
 router = APIRouter(tags=["live"], route_class=StrictJSONRoute)
 
@@ -18,5 +19,9 @@ router = APIRouter(tags=["live"], route_class=StrictJSONRoute)
 async def create_ticket(request: Request, actor: CurrentActor) -> TicketOut:
     """A ticket that opens one WebSocket as you (``?ticket=``), valid for ``expires_in`` seconds:
     a browser's socket URL then carries no long-lived secret."""
+    # The ticket stands for this request's token (``actor`` holds it): revoked, the token
+    # takes its tickets and their sockets with it (``app.service.tickets``).
     tickets: Tickets = request.app.state.tickets
-    return TicketOut(ticket=await tickets.issue(actor), expires_in=tickets.ttl)
+    token = bearer_token(request.headers)
+    assert token is not None
+    return TicketOut(ticket=await tickets.issue(hash_token(token)), expires_in=tickets.ttl)

@@ -1242,7 +1242,7 @@ export interface components {
         PlayerCreate: {
             /**
              * Name
-             * @description Shown to the other players; not all whitespace, no control characters.
+             * @description Shown to the other players; normalised (NFC, runs of spaces as one). Not all whitespace, no control, format, bidi or invisible characters, at most 3 combining marks on a character (422 invalid_name); not a bot's name, TITO, CARMEN or LUNA, in any case or look-alike letters (422 reserved_name).
              */
             name: string;
         };
@@ -1996,6 +1996,15 @@ export interface operations {
             };
             /** @description malformed body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description too many new players from this address */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
