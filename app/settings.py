@@ -72,7 +72,8 @@ class Settings(BaseSettings):
     # Rate limits, in the ``limits`` library's notation ("1200/minute", "20 per second"; ""
     # turns one off), shared through Redis when ``redis_url`` is set: HTTP requests per
     # bearer token and per client address (health and metrics routes are exempt), and
-    # messages per WebSocket connection.
+    # frames per WebSocket connection (messages, pings and pongs: ``Allowance``, counted in
+    # its process; a ping or pong over it closes the socket with 4429).
     rate_limit_token: str = "3000/minute"
     rate_limit_ip: str = "120000/minute"
     rate_limit_socket: str = "3000/minute"

@@ -193,7 +193,9 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
     command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
     command += ["--log-level", "warning", "--backlog", "4096"]
-    command += ["--ws-per-message-deflate", "false"]  # as ``python -m app`` serves
+    # As ``python -m app`` serves: its WebSocket protocol (at its settings' defaults), no deflate.
+    command += ["--ws", "app.api.protocols:WebSocketProtocol"]
+    command += ["--ws-per-message-deflate", "false"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:

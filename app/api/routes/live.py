@@ -55,7 +55,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, TypeVar
@@ -78,6 +77,7 @@ from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.api.parking import Parking
+from app.api.protocols import ALLOWANCE
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
 from app.logs import annotate
@@ -90,7 +90,7 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.rate_limits import RateLimits
+from app.service.rate_limits import Allowance
 from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.settings import Settings
@@ -141,9 +141,8 @@ class Socket(Graced):
     queue); a client that does not keep up is closed with 4008."""
 
     __slots__ = (
+        "_allowance",
         "_full_since",
-        "_key",
-        "_limits",
         "_outbox",
         "_room",
         "_wire",
@@ -164,8 +163,14 @@ class Socket(Graced):
         self._full_since: float | None = None  # when the outbox last reached its limit
         self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
         self.closing = False
-        self._limits: RateLimits = websocket.app.state.rate_limits
-        self._key: str | None = None
+        # The socket's count against ``rate_limit_socket``, shared with its protocol, which
+        # counts the pings and pongs (``app.api.protocols``); its own under another server.
+        extensions = websocket.scope.get("extensions") or {}
+        self._allowance: Allowance | None = (
+            extensions[ALLOWANCE]
+            if ALLOWANCE in extensions
+            else Allowance.of(websocket.app.state.settings.rate_limit_socket)
+        )
         self._wire: Wire | None = None  # the transport, for shared frames (``app.api.wire``)
 
     @property
@@ -366,10 +371,9 @@ class Socket(Graced):
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            if self._key is None:
-                self._key = uuid.uuid4().hex
             try:
-                await self._limits.hit("socket", self._key)
+                if self._allowance is not None:
+                    self._allowance.hit()
             except RateLimitedError as exc:
                 await self.send(_error(exc))
                 continue
@@ -405,13 +409,15 @@ class ParkedAnswers:
     ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
     member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
 
-    def __init__(self, service: TableService, limits: RateLimits) -> None:
+    def __init__(self, service: TableService) -> None:
         self.service = service
-        self.limits = limits
 
-    async def __call__(self, member: Member, table_id: str, key: str, raw: str | bytes) -> str:
+    async def __call__(
+        self, member: Member, table_id: str, allowance: Allowance | None, raw: str | bytes
+    ) -> str:
         try:
-            await self.limits.hit("socket", key)
+            if allowance is not None:
+                allowance.hit()
         except RateLimitedError as exc:
             return text(_error(exc))
         parsed = parse_message(raw)
@@ -584,7 +590,7 @@ def _parking(app: Any) -> Parking:
     if parking is None:
         parking = app.state.parking = Parking(
             _feeds(app),
-            ParkedAnswers(app.state.service, app.state.rate_limits),
+            ParkedAnswers(app.state.service),
             app.state.settings.ws_send_queue,
         )
     return parking
