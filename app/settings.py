@@ -31,6 +31,13 @@ class Settings(BaseSettings):
     ws_send_queue: int = 256
     ws_ping_interval: float = 20.0
     ws_ping_timeout: float = 20.0
+    # WebSockets open at once in this process (each process counts its own): at most
+    # ``ws_max_per_player`` for one player (their tokens and tickets together) and
+    # ``ws_max_per_address`` from one client address (behind a trusted proxy, the address it
+    # names: ``FORWARDED_ALLOW_IPS``); one more is refused with ``too_many_sockets`` and 4429.
+    # 0: no cap.
+    ws_max_per_player: int = 50
+    ws_max_per_address: int = 500
     # WebSockets: serve a seatless socket below ASGI once it is live and idle (a few KB of
     # memory instead of ~33; ``app.api.parking``). Off: every socket stays an ASGI session.
     ws_park_spectators: bool = True

@@ -189,6 +189,8 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
     """uvicorn serving the app on ``database_url`` in a subprocess."""
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    # Every client of a benchmark comes from one address, many with one player's token.
+    env.update({"WS_MAX_PER_ADDRESS": "0", "WS_MAX_PER_PLAYER": "0"})
     env.update(extra or {})
     command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]

@@ -61,7 +61,10 @@ def hold(url: str, sockets: int) -> subprocess.Popen[str]:
 async def run(sockets: int, top: int) -> None:
     uvicorn.Config.__init__ = _without_deflate  # type: ignore[method-assign]
     folder = tempfile.mkdtemp()
-    server = start_server(f"sqlite+aiosqlite:///{folder}/memory.db", ws_heartbeat=15)
+    # Every spectator comes from one address: no cap on them.
+    server = start_server(
+        f"sqlite+aiosqlite:///{folder}/memory.db", ws_heartbeat=15, ws_max_per_address=0
+    )
     clients: list[subprocess.Popen[str]] = []
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:

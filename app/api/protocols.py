@@ -34,7 +34,8 @@ from app.api.frames import text
 from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 from app.settings import Settings
 
-# Close code of a socket whose client sent more than its limit allows (a control-frame flood).
+# Close code of a socket whose client sent more than its limit allows (a control-frame flood),
+# or that is one socket too many for its address or its player (``app.api.occupancy``).
 CLOSE_TOO_MANY: Final = 4429
 # How long a closed abuser's connection may wait for its buffer to drain before it is dropped.
 ABORT_AFTER: Final = 10.0

@@ -24,7 +24,7 @@ from tests.api.helpers import seated_table
 ATTACKER_ADDRESS = "127.0.0.1"
 
 
-# Sockets: control-frame floods (``test_sockets.py``).
+# Sockets: control-frame floods, many sockets (``test_sockets.py``).
 
 PING: int = 0x9
 PONG: int = 0xA
@@ -201,3 +201,44 @@ async def ping_flood_seated(
 async def pong_flood(url: str, seconds: float, *, count: int = 2_000_000) -> dict[str, float]:
     """Unsolicited 125-byte pongs on a spectator's socket."""
     return await _control_flood(url, seconds, PONG, False, count)
+
+
+async def _swarm(url: str, seconds: float, path: str, count: int) -> dict[str, float]:
+    """Open up to ``count`` sockets on ``path``, hold those the server keeps until ``seconds``
+    have passed, then close them all."""
+    deadline = time.monotonic() + seconds
+    held: list[RawSocket] = []
+    refused = codes = failed = 0
+    try:
+        for _ in range(count):
+            if time.monotonic() >= deadline:
+                break
+            try:
+                socket = await RawSocket.open(url, path)
+            except (AssertionError, OSError, TimeoutError):
+                failed += 1
+                continue
+            first = await socket.message()
+            if first is not None and first.get("code") == "too_many_sockets":
+                refused += 1
+                codes += await socket.closed() == 4429
+                socket.close()
+            else:
+                held.append(socket)
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+    finally:
+        for socket in held:
+            socket.close()
+    return {"held": len(held), "refused": refused, "closed_4429": codes, "failed": failed}
+
+
+async def socket_swarm(url: str, seconds: float, *, count: int = 3000) -> dict[str, float]:
+    """Spectator sockets on one table from one address, as many as the server keeps."""
+    table_id, _ = await _table(url)
+    return await _swarm(url, seconds, f"/v1/tables/{table_id}/ws", count)
+
+
+async def token_swarm(url: str, seconds: float, *, count: int = 2000) -> dict[str, float]:
+    """One player's sockets on their table with one token, as many as the server keeps."""
+    table_id, token = await _table(url)
+    return await _swarm(url, seconds, f"/v1/tables/{table_id}/ws?token={token}", count)

@@ -1,4 +1,4 @@
-"""Attacks on the sockets: control-frame floods.
+"""Attacks on the sockets: control-frame floods, too many sockets.
 
 Each runs against ``python -m app`` beside the canary table (``harness``), which must keep
 playing, and the server's RSS must not grow by more than ``RSS_BUDGET`` meanwhile.
@@ -6,13 +6,15 @@ playing, and the server's RSS must not grow by more than ``RSS_BUDGET`` meanwhil
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
 from tests.attacks import floods
-from tests.attacks.harness import Canary, rss_bytes, target
+from tests.attacks.floods import RawSocket
+from tests.attacks.harness import CANARY_ADDRESS, Canary, rss_bytes, target
 
 RSS_BUDGET = 20 * 1024 * 1024
 # How long each flood runs here (the benchmark runs them for 10 s).
@@ -62,3 +64,77 @@ async def test_a_ping_flood_that_never_reads_is_held_back_by_tcp(
     # A few MB fit in the two kernels' buffers on loopback; 125-byte pings at loopback speed
     # for 3 s are well over a million when nothing holds them back.
     assert result["frames"] < 200_000, result
+
+
+async def test_sockets_from_one_address_are_capped(tmp_path: Path) -> None:
+    """``WS_MAX_PER_ADDRESS`` open sockets from one address; one more is refused with
+    ``too_many_sockets`` and 4429; another address still gets in; a closed one frees its
+    place (a parked spectator's too)."""
+    with target(tmp_path, WS_MAX_PER_ADDRESS="10", WS_MAX_PER_PLAYER="0") as server:
+        url = server.url
+        result = await _beside_canary(
+            url, server.process.pid, floods.socket_swarm(url, SECONDS, count=15)
+        )
+        assert result == {"held": 10, "refused": 5, "closed_4429": 5, "failed": 0}, result
+        table_id, _ = await floods._table(url)
+        path = f"/v1/tables/{table_id}/ws"
+        sockets = [await RawSocket.open(url, path) for _ in range(10)]
+        try:
+            assert all([(await s.message() or {}).get("type") == "view" for s in sockets])
+            refused = await RawSocket.open(url, path)
+            assert (await refused.message() or {}).get("code") == "too_many_sockets"
+            assert await refused.closed() == 4429
+            refused.close()
+            other = await RawSocket.open(url, path, address=CANARY_ADDRESS)
+            assert (await other.message() or {}).get("type") == "view"
+            other.close()
+            await asyncio.sleep(0.5)  # parked by now: its end is the parked socket's
+            sockets.pop().close()
+            await asyncio.sleep(0.2)
+            again = await RawSocket.open(url, path)
+            assert (await again.message() or {}).get("type") == "view"
+            sockets.append(again)
+        finally:
+            for socket in sockets:
+                socket.close()
+
+
+async def test_the_address_counted_is_the_one_the_server_trusts(tmp_path: Path) -> None:
+    """Behind a trusted proxy (``FORWARDED_ALLOW_IPS``) the address counted is the client its
+    ``X-Forwarded-For`` names; from anyone else the header changes nothing."""
+    with target(tmp_path, WS_MAX_PER_ADDRESS="2", FORWARDED_ALLOW_IPS="127.0.0.1") as server:
+        url = server.url
+        table_id, _ = await floods._table(url)
+        path = f"/v1/tables/{table_id}/ws"
+
+        async def first(address: str, forwarded: str) -> object:
+            socket = await RawSocket.open(
+                url, path, address=address, headers=f"X-Forwarded-For: {forwarded}\r\n"
+            )
+            opened.append(socket)
+            return (await socket.message() or {}).get("type")
+
+        opened: list[RawSocket] = []
+        try:
+            # Through the trusted proxy (127.0.0.1): two clients, two places each.
+            for client in ("203.0.113.1", "203.0.113.2"):
+                assert [await first("127.0.0.1", client) for _ in range(3)] == [
+                    "view",
+                    "view",
+                    "error",
+                ]
+            # 127.0.0.2 is no trusted proxy: its own address is counted, whatever it says.
+            kinds = [await first(CANARY_ADDRESS, f"203.0.113.{i}") for i in range(10, 13)]
+            assert kinds == ["view", "view", "error"], kinds
+        finally:
+            for socket in opened:
+                socket.close()
+
+
+async def test_sockets_of_one_player_are_capped(tmp_path: Path) -> None:
+    """``WS_MAX_PER_PLAYER`` open sockets for one player (one token); one more: 4429."""
+    with target(tmp_path, WS_MAX_PER_PLAYER="5", WS_MAX_PER_ADDRESS="0") as server:
+        result = await _beside_canary(
+            server.url, server.process.pid, floods.token_swarm(server.url, SECONDS, count=8)
+        )
+    assert result == {"held": 5, "refused": 3, "closed_4429": 3, "failed": 0}, result

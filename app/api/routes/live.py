@@ -76,8 +76,9 @@ from app.api.backpressure import (
 from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
+from app.api.occupancy import Occupancy
 from app.api.parking import Parking
-from app.api.protocols import ALLOWANCE
+from app.api.protocols import ALLOWANCE, CLOSE_TOO_MANY
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
 from app.logs import annotate
@@ -618,8 +619,12 @@ async def table_ws(websocket: WebSocket) -> None:
     try:
         resume = _since(since)
         actor = await _caller(websocket, token, ticket)
+        _admit(websocket, actor)
         if _feeds(websocket.app).feed_of(table_id) is None:  # else the table is known
             await service.load(table_id)
+    except RateLimitedError as exc:
+        await socket.refuse(CLOSE_TOO_MANY, exc)
+        return
     except InvalidError as exc:
         await socket.refuse(CLOSE_BAD_REQUEST, exc)
         return
@@ -638,6 +643,19 @@ async def table_ws(websocket: WebSocket) -> None:
 
 
 router.add_websocket_route("/v1/tables/{table_id}/ws", table_ws)
+
+
+def _admit(websocket: WebSocket, actor: Actor | None) -> None:
+    """Count this socket against the caps of its address and its player (``too_many_sockets``
+    beyond one); its session gives the count back at its close."""
+    session = websocket.scope.get("extensions", {}).get(SESSION)
+    if session is None:  # served outside the access log: nothing would give it back
+        return
+    occupancy: Occupancy = websocket.app.state.occupancy
+    client = websocket.client
+    session.lease = occupancy.admit(
+        None if client is None else client.host, None if actor is None else actor.player_id
+    )
 
 
 def _since(raw: str | None) -> int | None:
@@ -659,6 +677,10 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
         actor = await _caller(websocket, token, ticket)
         if actor is None:
             raise UnauthenticatedError("unauthorized", "a ticket or bearer token is required")
+        _admit(websocket, actor)
+    except RateLimitedError as exc:
+        await socket.refuse(CLOSE_TOO_MANY, exc)
+        return
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
         return
