@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     # 0: no cap.
     ws_max_per_player: int = 50
     ws_max_per_address: int = 500
+    # HTTP: a connection that has not sent a request's complete headers this many seconds after
+    # it opened (or after the request's first byte) gets 408 and is closed (0: no timeout).
+    http_header_timeout: float = 10.0
     # WebSockets: serve a seatless socket below ASGI once it is live and idle (a few KB of
     # memory instead of ~33; ``app.api.parking``). Off: every socket stays an ASGI session.
     ws_park_spectators: bool = True

@@ -195,7 +195,8 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
     command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
     command += ["--log-level", "warning", "--backlog", "4096"]
-    # As ``python -m app`` serves: its WebSocket protocol (at its settings' defaults), no deflate.
+    # As ``python -m app`` serves: its protocols (at their settings' defaults), no deflate.
+    command += ["--http", "app.api.protocols:HttpProtocol"]
     command += ["--ws", "app.api.protocols:WebSocketProtocol"]
     command += ["--ws-per-message-deflate", "false"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)

@@ -1,10 +1,16 @@
-"""uvicorn's WebSocket protocol, with what it lacks against a hostile client.
+"""uvicorn's HTTP and WebSocket protocols, with what they lack against a hostile client.
 
 ``python -m app`` (and the tests' servers) serve with ``uvicorn_options(settings)``: uvicorn's
-own ``websockets-sansio`` protocol (its default with ``uvicorn[standard]``), subclassed here, so
-everything else about it stays uvicorn's. (Under uvicorn's command line:
-``--ws app.api.protocols:WebSocketProtocol``, at the settings' defaults.)
+own ``httptools`` and ``websockets-sansio`` protocols (its defaults with ``uvicorn[standard]``),
+subclassed here, so everything else about them stays uvicorn's. (Under uvicorn's command line:
+``--http app.api.protocols:HttpProtocol --ws app.api.protocols:WebSocketProtocol``, at the
+settings' defaults.)
 
+- ``HttpProtocol``: a connection must send a request's complete headers within
+  ``http_header_timeout`` s of its opening (or, on a kept-alive connection, of the request's
+  first byte), else it gets ``408`` and is closed. uvicorn has no such timeout: a client that
+  sends headers a byte at a time (slowloris) held its connection, and a file descriptor, for
+  as long as it liked, and never reached a rate limit (which needs the whole request).
 - ``WebSocketProtocol``: a client's pings and pongs count against the socket's limit
   (``rate_limit_socket``, one ``Allowance`` with its messages, ``app.api.routes.live``); the
   first control frame over it closes the socket with ``CLOSE_TOO_MANY`` (after an ``error``,
@@ -14,7 +20,7 @@ everything else about it stays uvicorn's. (Under uvicorn's command line:
   read, so the client's own writes back up; a ping parsed meanwhile is answered once the
   buffer drains, by one pong for the latest (RFC 6455, 5.5.3 allows it).
 
-This reaches into uvicorn's class (its attributes and methods, not only the documented
+These reach into uvicorn's classes (their attributes and methods, not only the documented
 protocol interface): ``pyproject.toml`` pins uvicorn to the versions this was checked on.
 ``app.api.parking`` does the same for the sockets it serves below ASGI.
 """
@@ -25,6 +31,7 @@ import asyncio
 from typing import Any, ClassVar, Final
 
 from prometheus_client import Counter
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame
 from websockets.http11 import Request
@@ -42,9 +49,17 @@ ABORT_AFTER: Final = 10.0
 # ``scope["extensions"]`` key of a socket's ``Allowance``.
 ALLOWANCE: Final = "ginrummy.allowance"
 
+HEADER_TIMEOUTS = Counter(
+    "ginrummy_http_header_timeouts_total",
+    "Connections closed because they did not send a request's headers in time.",
+)
 FLOODS = Counter(
     "ginrummy_ws_control_floods_total",
     "Sockets closed with 4429 because their client sent more control frames than its limit.",
+)
+
+_TIMED_OUT: Final = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 )
 
 
@@ -59,12 +74,53 @@ def finish(transport: asyncio.Transport) -> None:
         transport.close()
 
 
+class HttpProtocol(HttpToolsProtocol):
+    """uvicorn's ``httptools`` protocol with a timeout on each request's headers."""
+
+    # (set by ``uvicorn_options``; under uvicorn's command line, the setting's default)
+    header_timeout: ClassVar[float] = Settings.model_fields["http_header_timeout"].default
+    _headers_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        # (uvicorn's own signature narrows asyncio's BaseTransport the same way)
+        super().connection_made(transport)
+        self._await_headers()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._await_headers()
+
+    def on_headers_complete(self) -> None:
+        self._headers_done()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._headers_done()
+        super().connection_lost(exc)
+
+    def _await_headers(self) -> None:
+        if self.header_timeout > 0 and self._headers_timer is None:
+            self._headers_timer = self.loop.call_later(self.header_timeout, self._headers_late)
+
+    def _headers_done(self) -> None:
+        if self._headers_timer is not None:
+            self._headers_timer.cancel()
+            self._headers_timer = None
+
+    def _headers_late(self) -> None:
+        self._headers_timer = None
+        if self.transport.is_closing():
+            return
+        HEADER_TIMEOUTS.inc()
+        self.transport.write(_TIMED_OUT)
+        self.transport.close()
+
+
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's ``websockets-sansio`` protocol, counting control frames against the socket's
     limit and reading nothing while its writes are paused (see the module's docstring)."""
 
-    # ``rate_limit_socket`` (set by ``uvicorn_options``; under uvicorn's command line, the
-    # setting's default)
+    # ``rate_limit_socket`` (as ``HttpProtocol.header_timeout``)
     rate: ClassVar[str] = Settings.model_fields["rate_limit_socket"].default
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -145,8 +201,10 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """The keyword arguments of ``uvicorn.run``/``uvicorn.Config`` that serve the app."""
+    http = type("HttpProtocol", (HttpProtocol,), {"header_timeout": settings.http_header_timeout})
     ws = type("WebSocketProtocol", (WebSocketProtocol,), {"rate": settings.rate_limit_socket})
     return {
+        "http": http,
         "ws": ws,
         # No per-message deflate on WebSockets: the messages are small JSON, and compressing
         # each one for each recipient costs more CPU than the bytes it saves are worth here.

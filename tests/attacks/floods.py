@@ -24,7 +24,7 @@ from tests.api.helpers import seated_table
 ATTACKER_ADDRESS = "127.0.0.1"
 
 
-# Sockets: control-frame floods, many sockets (``test_sockets.py``).
+# Sockets: control-frame floods, many sockets, slowloris (``test_sockets.py``).
 
 PING: int = 0x9
 PONG: int = 0xA
@@ -32,6 +32,8 @@ CLOSE: int = 0x8
 TEXT: int = 0x1
 # Frames written per ``write`` by a flood: an attacker batches.
 BATCH = 64
+# A flood whose writes have not gone for this long is held back by the server: it stops.
+HELD = 1.0
 
 
 def masked(opcode: int, payload: bytes) -> bytes:
@@ -136,15 +138,16 @@ class RawSocket:
         return self.close_code
 
     async def flood(self, frame: bytes, seconds: float, count: int) -> int:
-        """Write ``frame`` over and over, never reading, for ``seconds`` or ``count`` frames;
-        how many were written (a server that stops reading stops the writes)."""
+        """Write ``frame`` over and over, never reading, for ``seconds`` or ``count`` frames,
+        or until a write has waited ``HELD`` s (the server stopped reading); how many were
+        written."""
         loop = asyncio.get_running_loop()
         sent = 0
         batch = frame * BATCH
         deadline = time.monotonic() + seconds
         while sent < count and (left := deadline - time.monotonic()) > 0:
             try:
-                await asyncio.wait_for(loop.sock_sendall(self.sock, batch), left)
+                await asyncio.wait_for(loop.sock_sendall(self.sock, batch), min(left, HELD))
             except (TimeoutError, OSError):
                 break
             sent += BATCH
@@ -173,7 +176,7 @@ async def _control_flood(
         started = time.monotonic()
         sent = await socket.flood(masked(opcode, os.urandom(125)), seconds, count)
         elapsed = time.monotonic() - started
-        code = await socket.closed(timeout=5)
+        code = await socket.closed(timeout=2)
     finally:
         socket.close()
     return {
@@ -242,3 +245,51 @@ async def token_swarm(url: str, seconds: float, *, count: int = 2000) -> dict[st
     """One player's sockets on their table with one token, as many as the server keeps."""
     table_id, token = await _table(url)
     return await _swarm(url, seconds, f"/v1/tables/{table_id}/ws?token={token}", count)
+
+
+async def slowloris(url: str, seconds: float, *, count: int = 1500) -> dict[str, float]:
+    """``count`` connections that send a request's headers a few bytes every half second and
+    never finish them; how many the server closed, and when the first was."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    started = time.monotonic()
+    closed: list[float] = []
+
+    async def held(reader: asyncio.StreamReader) -> None:
+        with contextlib.suppress(ConnectionError):
+            await reader.read()  # what the server answers, to its end
+        closed.append(time.monotonic() - started)
+
+    writers: list[asyncio.StreamWriter] = []
+    watchers: list[asyncio.Task[None]] = []
+    try:
+        for _ in range(count):
+            if time.monotonic() - started >= seconds:
+                break
+            try:
+                reader, writer = await asyncio.open_connection(
+                    host, port, local_addr=(ATTACKER_ADDRESS, 0)
+                )
+            except OSError:
+                break
+            writer.write(f"GET /v1/tables HTTP/1.1\r\nHost: {host}:{port}\r\n".encode())
+            writers.append(writer)
+            watchers.append(asyncio.create_task(held(reader)))
+        tick = 0
+        while time.monotonic() - started < seconds:
+            await asyncio.sleep(0.5)
+            tick += 1
+            for writer in writers:
+                if not writer.transport.is_closing():
+                    writer.write(f"X-{tick}: a\r\n".encode())
+    finally:
+        for writer in writers:
+            writer.transport.abort()
+        for watcher in watchers:
+            watcher.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
+    return {
+        "connections": len(writers),
+        "closed_by_server": len(closed),
+        "first_close_s": round(min(closed, default=0.0), 2),
+    }

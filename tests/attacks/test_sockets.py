@@ -1,4 +1,4 @@
-"""Attacks on the sockets: control-frame floods, too many sockets.
+"""Attacks on the sockets: control-frame floods, too many sockets, headers that never end.
 
 Each runs against ``python -m app`` beside the canary table (``harness``), which must keep
 playing, and the server's RSS must not grow by more than ``RSS_BUDGET`` meanwhile.
@@ -138,3 +138,15 @@ async def test_sockets_of_one_player_are_capped(tmp_path: Path) -> None:
             server.url, server.process.pid, floods.token_swarm(server.url, SECONDS, count=8)
         )
     assert result == {"held": 5, "refused": 3, "closed_4429": 3, "failed": 0}, result
+
+
+async def test_headers_that_never_end_are_cut(tmp_path: Path) -> None:
+    """A connection that has not sent a request's whole headers ``HTTP_HEADER_TIMEOUT`` s
+    after it opened is closed (slowloris): all of them, soon after the timeout."""
+    with target(tmp_path, HTTP_HEADER_TIMEOUT="1") as server:
+        result = await _beside_canary(
+            server.url, server.process.pid, floods.slowloris(server.url, SECONDS, count=50)
+        )
+    assert result["connections"] == 50, result
+    assert result["closed_by_server"] == 50, result
+    assert 0.9 <= result["first_close_s"] <= 2.0, result
