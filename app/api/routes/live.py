@@ -38,6 +38,11 @@
 - The first message is always the ``view`` (or the catch-up): the client's messages are
   answered only after it.
 - A ``since`` that is not an integer ≥ 0: an ``error`` (``invalid_since``), then close code 4400.
+- One socket more than ``ws_max_per_player`` for its player or ``ws_max_per_address`` from its
+  address open in this process (``app.api.occupancy``): an ``error`` (``too_many_sockets``), then
+  close code 4429. The socket's frames count against ``rate_limit_socket``: a message over it
+  is answered by an ``error`` (``rate_limited``), a ping or pong over it closes the socket with
+  4429 (``app.api.protocols``).
 - Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
   your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
