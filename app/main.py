@@ -27,6 +27,7 @@ from fastapi_offline import FastAPIOffline
 from app.api import errors
 from app.api.frames import Frames
 from app.api.gateway import Gateway
+from app.api.occupancy import Occupancy
 from app.api.request_body import BodyLimit
 from app.api.routes import (
     docs,
@@ -267,6 +268,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.frames = Frames()  # table messages rendered once per audience (app/api/frames.py)
+    # Open sockets per address and per player, capped (app/api/occupancy.py).
+    app.state.occupancy = Occupancy(settings.ws_max_per_player, settings.ws_max_per_address)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
     # Outermost: every request, refused or not, gets its id, its metrics and its line, then

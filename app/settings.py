@@ -39,6 +39,16 @@ class Settings(BaseSettings):
     ws_send_queue: int = 256
     ws_ping_interval: float = 20.0
     ws_ping_timeout: float = 20.0
+    # WebSockets open at once in this process (each process counts its own): at most
+    # ``ws_max_per_player`` for one player (their tokens and tickets together) and
+    # ``ws_max_per_address`` from one client address (behind a trusted proxy, the address it
+    # names: ``FORWARDED_ALLOW_IPS``); one more is refused with ``too_many_sockets`` and 4429.
+    # 0: no cap.
+    ws_max_per_player: int = 50
+    ws_max_per_address: int = 500
+    # HTTP: a connection that has not sent a request's complete headers this many seconds after
+    # it opened (or after the request's first byte) gets 408 and is closed (0: no timeout).
+    http_header_timeout: float = 10.0
     # WebSockets: serve a seatless socket below ASGI once it is live and idle (a few KB of
     # memory instead of ~33; ``app.api.parking``). Off: every socket stays an ASGI session.
     ws_park_spectators: bool = True
@@ -84,7 +94,8 @@ class Settings(BaseSettings):
     # Rate limits, in the ``limits`` library's notation ("1200/minute", "20 per second"; ""
     # turns one off), shared through Redis when ``redis_url`` is set: HTTP requests per
     # bearer token and per client address (health and metrics routes are exempt), and
-    # messages per WebSocket connection.
+    # frames per WebSocket connection (messages, pings and pongs: ``Allowance``, counted in
+    # its process; a ping or pong over it closes the socket with 4429).
     rate_limit_token: str = "3000/minute"
     rate_limit_ip: str = "120000/minute"
     rate_limit_socket: str = "3000/minute"

@@ -190,11 +190,16 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PUBLIC_URL": f"http://127.0.0.1:{port}"}
     env["RATE_LIMIT_PLAYERS_IP"] = ""  # every player of a run comes from this one address
+    # Every client of a benchmark comes from one address, many with one player's token.
+    env.update({"WS_MAX_PER_ADDRESS": "0", "WS_MAX_PER_PLAYER": "0"})
     env.update(extra or {})
     command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
     command += ["--log-level", "warning", "--backlog", "4096"]
-    command += ["--ws-per-message-deflate", "false"]  # as ``python -m app`` serves
+    # As ``python -m app`` serves: its protocols (at their settings' defaults), no deflate.
+    command += ["--http", "app.api.protocols:HttpProtocol"]
+    command += ["--ws", "app.api.protocols:WebSocketProtocol"]
+    command += ["--ws-per-message-deflate", "false"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -9,7 +9,7 @@ taken before and after: the Python memory each idle socket holds on the server, 
 line. Memory outside Python's allocator (uvloop's handles, the kernel's socket buffers) is not
 in it; ``benchmarks/audience.py`` measures the process's RSS per socket. The spectators are
 parked once idle (``app/api/parking.py``) unless the server runs with ``WS_PARK_SPECTATORS``
-false or a ``--ws`` other than ``websockets-sansio``.
+false or with a ``--ws`` of uvicorn's own.
 """
 
 from __future__ import annotations
@@ -36,12 +36,14 @@ from tests.api.helpers import seated_table  # noqa: E402
 _config_init = uvicorn.Config.__init__
 
 
-CHOSEN = {"ws": "auto"}  # uvicorn's WebSocket implementation (``--ws``)
+# uvicorn's WebSocket implementation (``--ws``); "app": the app's own (``app.api.protocols``).
+CHOSEN = {"ws": "app"}
 
 
 def _without_deflate(self: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
     kwargs["ws_per_message_deflate"] = False  # as ``python -m app`` serves
-    kwargs["ws"] = CHOSEN["ws"]
+    if CHOSEN["ws"] != "app":
+        kwargs["ws"] = CHOSEN["ws"]
     _config_init(self, *args, **kwargs)
 
 
@@ -59,7 +61,10 @@ def hold(url: str, sockets: int) -> subprocess.Popen[str]:
 async def run(sockets: int, top: int) -> None:
     uvicorn.Config.__init__ = _without_deflate  # type: ignore[method-assign]
     folder = tempfile.mkdtemp()
-    server = start_server(f"sqlite+aiosqlite:///{folder}/memory.db", ws_heartbeat=15)
+    # Every spectator comes from one address: no cap on them.
+    server = start_server(
+        f"sqlite+aiosqlite:///{folder}/memory.db", ws_heartbeat=15, ws_max_per_address=0
+    )
     clients: list[subprocess.Popen[str]] = []
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
@@ -97,9 +102,10 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument(
         "--ws",
-        default="auto",
-        choices=["auto", "websockets", "websockets-sansio", "wsproto"],
-        help="uvicorn's WebSocket implementation (auto: websockets-sansio, as the app is served)",
+        default="app",
+        choices=["app", "websockets", "websockets-sansio", "wsproto"],
+        help="uvicorn's WebSocket implementation (app: websockets-sansio as app.api.protocols "
+        "extends it, as the app is served; the others are parked never)",
     )
     args = parser.parse_args()
     CHOSEN["ws"] = args.ws

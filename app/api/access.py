@@ -27,6 +27,7 @@ from prometheus_client import Counter, Histogram
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.occupancy import Lease
 from app.api.wire import WIRE, Wire
 from app.logs import ACCESS, request_fields
 from app.metrics import (
@@ -46,7 +47,7 @@ UNMATCHED = "unmatched"
 SINCE_LOGGED = 32
 # Close code of a WebSocket that ended without a close frame either way.
 CLOSED_ABNORMALLY = 1006
-# ``scope["extensions"]`` key of a socket's ``WebSocketSession`` (with its wire).
+# ``scope["extensions"]`` key of a socket's ``WebSocketSession``.
 SESSION = "ginrummy.session"
 
 
@@ -184,13 +185,13 @@ async def websocket(app: ASGIApp, scope: Scope, receive: Receive, send: Send) ->
             # Shared frames go straight to the transport where it is safe (app.api.wire).
             wire = Wire.of(send, session.sent)
             if wire is not None:
-                scope.setdefault("extensions", {})[WIRE] = wire
-                scope["extensions"][SESSION] = session
+                scope["extensions"][WIRE] = wire
             return
         elif kind == "websocket.close" and session.code is None:
             session.code = message.get("code", 1000)
         await send(message)
 
+    scope.setdefault("extensions", {})[SESSION] = session
     with request_fields(request_id=session.rid) as fields:
         session.fields = fields
         try:
@@ -215,6 +216,7 @@ class WebSocketSession:
         "fields",
         "header",
         "incoming",
+        "lease",
         "outgoing",
         "path",
         "rid",
@@ -235,6 +237,7 @@ class WebSocketSession:
         self.detached = False
         self.path: str | None = None
         self.client: str | None = None
+        self.lease: Lease | None = None  # its count in ``app.api.occupancy``
 
     def accepted(self, scope: Scope) -> None:
         route = self.route = route_of(scope)
@@ -262,7 +265,10 @@ class WebSocketSession:
         _table_fields(scope, self.fields)
 
     def finish(self, scope: Scope | None = None) -> None:
-        """The session ended: its metrics and its one log line."""
+        """The session ended: its count, its metrics and its one log line."""
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
         if self.route is not None:
             WEBSOCKETS_OPEN.labels(self.route).dec()
         route = self.route or (UNMATCHED if scope is None else route_of(scope))

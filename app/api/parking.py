@@ -22,8 +22,10 @@ What a parked socket keeps of the guarantees of ``app.api.routes.live``:
   ``write``) when it resumes; the 4008 close (``app.api.backpressure``) as for any socket;
 - the client's messages, answered as through ASGI (``live.ParkedAnswers``) after the socket's
   rate limit: ``pong``, a move's ``ack`` or ``error``; read no further while replies cannot be
-  queued; a watcher who joins the table moves to its seat's audience and ``your_turn`` as any
-  member does;
+  queued, nor while the transport is paused (a ping parsed meanwhile gets one pong, for the
+  latest, when it resumes); pings and pongs count against the same limit, and one over it
+  closes the socket with 4429 (as ``app.api.protocols`` does through ASGI); a watcher who
+  joins the table moves to its seat's audience and ``your_turn`` as any member does;
 - keepalive: one timer for all parked sockets (``Parking``), not two per socket: every
   ``ws_ping_interval`` s each gets a ping, and one that has not answered ``ws_ping_timeout`` s
   later is closed with 1011, as uvicorn does;
@@ -37,7 +39,6 @@ import asyncio
 import logging
 import random
 import struct
-import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
@@ -52,7 +53,10 @@ from app.api.backpressure import (
     SLOW_REASON,
     Graced,
 )
+from app.api.frames import text
+from app.api.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
 from app.api.wire import Detached, frame
+from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 
 if TYPE_CHECKING:
     from app.api.access import WebSocketSession
@@ -70,9 +74,9 @@ CLOSE_TIMEOUT: Final = 10.0
 CLOSE_GOING_AWAY: Final = 1012  # the server restarts (uvicorn's code at shutdown)
 CLOSE_KEEPALIVE: Final = 1011
 
-# Answers a client's message (its raw text or bytes) for the socket's member on a table
-# (``key``: the socket's rate-limit key): the encoded reply.
-Answer = Callable[["Member", str, str, str | bytes], Awaitable[str]]
+# Answers a client's message (its raw text or bytes) for the socket's member on a table,
+# counted against the socket's allowance (None: no limit): the encoded reply.
+Answer = Callable[["Member", str, Allowance | None, str | bytes], Awaitable[str]]
 
 
 class Parking:
@@ -137,11 +141,12 @@ class Parked(Graced, asyncio.Protocol):
     ``asyncio`` protocol of its transport, and its member's outbox."""
 
     __slots__ = (
+        "_allowance",
         "_box",
         "_close_timer",
         "_full_since",
         "_inbox",
-        "_key",
+        "_owed_pong",
         "_partial",
         "_partial_text",
         "_reader",
@@ -185,7 +190,8 @@ class Parked(Graced, asyncio.Protocol):
         self._partial_text = False
         self._reader: asyncio.Task[None] | None = None  # answers the inbox
         self._room: asyncio.Future[None] | None = None  # the reader waits for outbox room
-        self._key: str | None = None
+        self._allowance = detached.allowance
+        self._owed_pong: bytes | None = None  # the pong of the latest ping while paused
         self._close_timer: asyncio.TimerHandle | None = None
 
     # The member's outbox (the table's feed).
@@ -295,6 +301,37 @@ class Parked(Graced, asyncio.Protocol):
             CLOSE_TIMEOUT, self.transport.close
         )
 
+    def _pongs(self) -> None:
+        """Write the pongs to the client's pings (and a protocol error's close frame); while
+        the transport is paused, keep only the latest pong (RFC 6455, 5.5.3), written when it
+        resumes."""
+        data = self.conn.data_to_send()
+        if not data or self.transport.is_closing():
+            return
+        if self.writable or self.conn.parser_exc is not None:
+            self.transport.write(b"".join(data))
+        elif not self.closing:
+            self._owed_pong = data[-1]
+
+    def _flooded(self) -> None:
+        """More control frames than the socket's limit: an ``error``, the 4429 close, and the
+        connection closed without waiting for the client's answer (dropped after
+        ``ABORT_AFTER`` s if it reads nothing)."""
+        FLOODS.inc()
+        self.closing = True
+        self._box = None
+        self._inbox = None
+        if self.session.code is None:
+            self.session.code = CLOSE_TOO_MANY
+        self.transport.pause_reading()
+        self.conn.data_to_send()  # the pongs not yet written: dropped
+        error = {"type": "error", "id": None, "code": "rate_limited", "message": SOCKET_MESSAGE}
+        self.conn.send_text(text(error).encode())
+        self.conn.send_close(CLOSE_TOO_MANY, SOCKET_MESSAGE)
+        self._write_conn()
+        finish(self.transport)
+        self._close_timer = asyncio.get_running_loop().call_later(ABORT_AFTER, self.transport.abort)
+
     def _write_conn(self) -> None:
         """What the ``websockets`` connection has to send (pongs, close frames)."""
         data = b"".join(self.conn.data_to_send())
@@ -328,8 +365,13 @@ class Parked(Graced, asyncio.Protocol):
             if not isinstance(event, Frame):
                 continue  # no handshake after the handshake
             opcode = event.opcode
-            if opcode is Opcode.PONG:
-                if bytes(event.data) == self.parking.ping:
+            if opcode is Opcode.PING or opcode is Opcode.PONG:
+                if self.closing:
+                    continue
+                if self._allowance is not None and not self._allowance.take():
+                    self._flooded()
+                    return
+                if opcode is Opcode.PONG and bytes(event.data) == self.parking.ping:
                     self.pinged = False
             elif opcode is Opcode.TEXT or opcode is Opcode.BINARY:
                 if event.fin:
@@ -351,7 +393,7 @@ class Parked(Graced, asyncio.Protocol):
                 self._write_conn()
                 self.transport.close()
                 return
-        self._write_conn()  # the pongs to the client's pings
+        self._pongs()
         if conn.parser_exc is not None:  # a protocol error: its close frame was just written
             self.closing = True
             if self.session.code is None and conn.close_sent is not None:
@@ -385,11 +427,11 @@ class Parked(Graced, asyncio.Protocol):
                     if self.closing:
                         return
                 message = self._inbox.pop(0)
-                if len(self._inbox) == INBOX - 1 and not self.transport.is_closing():
-                    self.transport.resume_reading()
-                if self._key is None:
-                    self._key = uuid.uuid4().hex
-                reply = await self.parking.answer(self.member, self.table_id, self._key, message)
+                if len(self._inbox) == INBOX - 1:
+                    self._resume_reading()
+                reply = await self.parking.answer(
+                    self.member, self.table_id, self._allowance, message
+                )
                 self.offer(reply)
         except Exception:
             log.exception("a parked socket's reply failed")
@@ -399,13 +441,30 @@ class Parked(Graced, asyncio.Protocol):
             if not self._inbox:
                 self._inbox = None
 
+    def _resume_reading(self) -> None:
+        """Read again, unless the inbox is full, the transport paused or the socket closing."""
+        if (
+            self.writable
+            and not self.closing
+            and (self._inbox is None or len(self._inbox) < INBOX)
+            and not self.transport.is_closing()
+        ):
+            self.transport.resume_reading()
+
     def pause_writing(self) -> None:
+        # A client that does not read is read no further: its own writes back up instead of
+        # the answers to them piling up here.
         self.writable = False
+        self.transport.pause_reading()
 
     def resume_writing(self) -> None:
         self.writable = True
+        owed, self._owed_pong = self._owed_pong, None
+        if owed is not None and not self.closing and not self.transport.is_closing():
+            self.transport.write(owed)
         if self._box is not None:
             self._flush()
+        self._resume_reading()
 
     def eof_received(self) -> bool | None:
         """The client shut its side: nothing more is written (the transport closes itself)."""

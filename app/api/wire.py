@@ -12,7 +12,8 @@ Only where it is safe (else ``Wire.of`` gives None, or ``write`` says ``BUSY``, 
 message goes the ASGI way, which waits for a paused transport):
 
 - the socket is served by uvicorn's ``websockets-sansio`` protocol (uvicorn's default when
-  ``websockets`` is installed), and the ``send`` the access log middleware was handed is that
+  ``websockets`` is installed) as ``app.api.protocols.WebSocketProtocol`` extends it, and the
+  ``send`` the access log middleware was handed is that
   protocol's own: nothing outside it rewrites a socket's messages (``app.api.access`` is the
   outermost middleware; Starlette's error middleware passes WebSocket scopes through, and
   those inside the access log leave ``websocket.send`` alone);
@@ -39,13 +40,12 @@ import struct
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple, TypeVar
 
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import Protocol, State
 from websockets.server import ServerProtocol
 
-try:
-    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-except ImportError:  # pragma: no cover - uvicorn without websockets: always the ASGI way
-    WebSocketsSansIOProtocol = None  # type: ignore[assignment, misc]
+from app.api.protocols import WebSocketProtocol
+from app.service.rate_limits import Allowance
 
 # ``scope["extensions"]`` key of a socket's ``Wire`` (set at its accept).
 WIRE: Final = "ginrummy.wire"
@@ -83,8 +83,7 @@ class Wire:
         """The wire of the server's own ``send`` after the accept; None for any other."""
         protocol = getattr(send, "__self__", None)
         if (
-            WebSocketsSansIOProtocol is None
-            or type(protocol) is not WebSocketsSansIOProtocol
+            not isinstance(protocol, WebSocketProtocol)
             or getattr(send, "__func__", None) is not WebSocketsSansIOProtocol.send
             or not protocol.handshake_complete
             or protocol.initial_response is not None
@@ -142,7 +141,11 @@ class Wire:
             conn.parser = Protocol.parse(conn)
             next(conn.parser)
         connections: set[Any] = old.connections
-        protocol = make(Detached(transport, conn, connections, old.ping_interval, old.ping_timeout))
+        protocol = make(
+            Detached(
+                transport, conn, connections, old.ping_interval, old.ping_timeout, old.allowance
+            )
+        )
         old.stop_keepalive()
         transport.set_protocol(protocol)
         # uvicorn's shutdown closes what is in this set; the new protocol answers it.
@@ -162,6 +165,7 @@ class Detached(NamedTuple):
     connections: set[Any]  # uvicorn's open connections (for its graceful shutdown)
     ping_interval: float | None
     ping_timeout: float | None
+    allowance: Allowance | None  # the socket's count against its limit (``app.api.protocols``)
 
 
 class _Nowhere:

@@ -7,8 +7,10 @@ One ``RateLimits`` per process holds the named limits:
 - ``chat``: chat lines per player, a moving window (exactly "at most N in any W seconds");
   ``chat_ip`` the same per client address, so fresh players from one address share one;
 - ``players_ip``: new players per client address, a sliding window counter;
-- ``socket``: messages per WebSocket connection, in this process's memory: a connection lives
-  on one process, so sharing its count would only add a Redis round trip to every message.
+- ``socket``: frames per WebSocket connection (its messages, pings and pongs), counted by the
+  connection itself (``Allowance``): a connection lives on one process, so sharing its count
+  would only add a Redis round trip to every frame, and a control frame is answered where it is
+  parsed, with no ``await`` to spare.
 
 With ``redis_url`` the others are counted in Redis, so N processes enforce one limit between
 them; without it, in memory. Each process counts a limit of N hits in batches of N/100 (at
@@ -52,7 +54,7 @@ BATCH_DIVISOR = 100
 # Batches kept before the stale ones are swept.
 SWEEP_AT = 10000
 
-LimitName = Literal["token", "ip", "socket", "chat", "chat_ip", "players_ip"]
+LimitName = Literal["token", "ip", "chat", "chat_ip", "players_ip"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,52 @@ class Limit:
 
 def _rate(notation: str) -> RateLimitItem | None:
     return parse(notation) if notation.strip() else None
+
+
+SOCKET_MESSAGE = "too many messages on this socket"
+
+
+class Allowance:
+    """One WebSocket connection's count against ``rate_limit_socket``: a sliding window counter
+    as the ``limits`` library's (the last window's hits weighted by how much of it still
+    overlaps, plus this window's), kept in the connection's own object and counted without
+    waiting, so a ping or a pong is counted where the connection parses it."""
+
+    __slots__ = ("_current", "_previous", "_window", "amount", "expiry")
+
+    def __init__(self, item: RateLimitItem) -> None:
+        self.amount = item.amount
+        self.expiry = float(item.get_expiry())
+        self._window = 0  # the number of the current window (time // expiry)
+        self._current = 0  # hits in it
+        self._previous = 0  # hits in the one before
+
+    @classmethod
+    def of(cls, notation: str) -> Allowance | None:
+        """A fresh allowance at the rate ``notation`` (None: no limit)."""
+        item = _rate(notation)
+        return None if item is None else cls(item)
+
+    def take(self) -> bool:
+        """Count one frame if it fits (True); False, uncounted, when over the limit."""
+        now = time.monotonic()
+        window, into = divmod(now, self.expiry)
+        if window != self._window:
+            self._previous = self._current if window == self._window + 1 else 0
+            self._current = 0
+            self._window = int(window)
+        weight = 1.0 - into / self.expiry
+        if self._previous * weight + self._current + 1 > self.amount:
+            RATE_LIMITED.labels("socket").inc()
+            return False
+        self._current += 1
+        return True
+
+    def hit(self) -> None:
+        """Count one message; ``RateLimitedError`` when over the limit."""
+        if not self.take():
+            retry = self.expiry - time.monotonic() % self.expiry
+            raise RateLimitedError("rate_limited", SOCKET_MESSAGE, retry)
 
 
 class RateLimits:
@@ -114,9 +162,6 @@ class RateLimits:
             ),
             "ip": Limit.of(
                 _rate(settings.rate_limit_ip), False, True, "too many requests from this address"
-            ),
-            "socket": Limit.of(
-                _rate(settings.rate_limit_socket), False, False, "too many messages on this socket"
             ),
             "chat": Limit.of(
                 RateLimitItemPerSecond(chat_count, max(1, math.ceil(chat_window))),

@@ -22,6 +22,7 @@ import httpx
 import pytest
 import uvicorn
 
+from app.api.protocols import uvicorn_options
 from app.main import create_app
 from app.settings import Settings
 from tests.api.receiver import Receiver
@@ -80,11 +81,8 @@ def start_server(database_url: str, **overrides: object) -> Server:
         port=port,
         log_level="warning",
         lifespan="on",
-        ws_max_size=settings.ws_max_message_bytes,
         # As ``python -m app`` serves: sockets then take the shared frames' wire (app.api.wire).
-        ws_per_message_deflate=deflate,
-        ws_ping_interval=settings.ws_ping_interval,
-        ws_ping_timeout=settings.ws_ping_timeout,
+        **{**uvicorn_options(settings), "ws_per_message_deflate": deflate},
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

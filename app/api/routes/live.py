@@ -47,6 +47,11 @@
   the token again first (from the cache): a process that missed the revocation on the bus ends
   the socket at its next move, ``token_cache_seconds`` after at most. A ticket whose
   token was revoked opens nothing (``unauthorized``, 4401).
+- One socket more than ``ws_max_per_player`` for its player or ``ws_max_per_address`` from its
+  address open in this process (``app.api.occupancy``): an ``error`` (``too_many_sockets``), then
+  close code 4429. The socket's frames count against ``rate_limit_socket``: a message over it
+  is answered by an ``error`` (``rate_limited``), a ping or pong over it closes the socket with
+  4429 (``app.api.protocols``).
 - Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
   your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
@@ -64,7 +69,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any, NamedTuple, TypeVar
@@ -93,7 +97,9 @@ from app.api.backpressure import (
 from app.api.deps import bearer_token
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
+from app.api.occupancy import Occupancy
 from app.api.parking import Parking
+from app.api.protocols import ALLOWANCE, CLOSE_TOO_MANY
 from app.api.schemas import INT32
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
@@ -107,7 +113,7 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.rate_limits import RateLimits
+from app.service.rate_limits import Allowance
 from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens, hash_token
@@ -175,9 +181,8 @@ class Socket(Graced):
     with 4401 (``end``)."""
 
     __slots__ = (
+        "_allowance",
         "_full_since",
-        "_key",
-        "_limits",
         "_outbox",
         "_room",
         "_wire",
@@ -198,8 +203,14 @@ class Socket(Graced):
         self._full_since: float | None = None  # when the outbox last reached its limit
         self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
         self.closing = False
-        self._limits: RateLimits = websocket.app.state.rate_limits
-        self._key: str | None = None
+        # The socket's count against ``rate_limit_socket``, shared with its protocol, which
+        # counts the pings and pongs (``app.api.protocols``); its own under another server.
+        extensions = websocket.scope.get("extensions") or {}
+        self._allowance: Allowance | None = (
+            extensions[ALLOWANCE]
+            if ALLOWANCE in extensions
+            else Allowance.of(websocket.app.state.settings.rate_limit_socket)
+        )
         self._wire: Wire | None = None  # the transport, for shared frames (``app.api.wire``)
 
     @property
@@ -424,10 +435,9 @@ class Socket(Graced):
                 return
             if self.closing:
                 continue  # closed by the server (``end``): only the client's close is awaited
-            if self._key is None:
-                self._key = uuid.uuid4().hex
             try:
-                await self._limits.hit("socket", self._key)
+                if self._allowance is not None:
+                    self._allowance.hit()
             except RateLimitedError as exc:
                 await self.send(_error(exc))
                 continue
@@ -463,13 +473,15 @@ class ParkedAnswers:
     ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
     member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
 
-    def __init__(self, service: TableService, limits: RateLimits) -> None:
+    def __init__(self, service: TableService) -> None:
         self.service = service
-        self.limits = limits
 
-    async def __call__(self, member: Member, table_id: str, key: str, raw: str | bytes) -> str:
+    async def __call__(
+        self, member: Member, table_id: str, allowance: Allowance | None, raw: str | bytes
+    ) -> str:
         try:
-            await self.limits.hit("socket", key)
+            if allowance is not None:
+                allowance.hit()
         except RateLimitedError as exc:
             return text(_error(exc))
         parsed = parse_message(raw)
@@ -655,7 +667,7 @@ def _parking(app: Any) -> Parking:
     if parking is None:
         parking = app.state.parking = Parking(
             _feeds(app),
-            ParkedAnswers(app.state.service, app.state.rate_limits),
+            ParkedAnswers(app.state.service),
             app.state.settings.ws_send_queue,
         )
     return parking
@@ -683,8 +695,12 @@ async def table_ws(websocket: WebSocket) -> None:
     try:
         resume = _since(since)
         actor, digest = await _caller(websocket, token, ticket) or (None, None)
+        _admit(websocket, actor)
         if _feeds(websocket.app).feed_of(table_id) is None:  # else the table is known
             await service.load(table_id)
+    except RateLimitedError as exc:
+        await socket.refuse(CLOSE_TOO_MANY, exc)
+        return
     except InvalidError as exc:
         await socket.refuse(CLOSE_BAD_REQUEST, exc)
         return
@@ -703,6 +719,19 @@ async def table_ws(websocket: WebSocket) -> None:
 
 
 router.add_websocket_route("/v1/tables/{table_id}/ws", table_ws)
+
+
+def _admit(websocket: WebSocket, actor: Actor | None) -> None:
+    """Count this socket against the caps of its address and its player (``too_many_sockets``
+    beyond one); its session gives the count back at its close."""
+    session = websocket.scope.get("extensions", {}).get(SESSION)
+    if session is None:  # served outside the access log: nothing would give it back
+        return
+    occupancy: Occupancy = websocket.app.state.occupancy
+    client = websocket.client
+    session.lease = occupancy.admit(
+        None if client is None else client.host, None if actor is None else actor.player_id
+    )
 
 
 def _since(raw: str | None) -> int | None:
@@ -732,6 +761,10 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
         if caller is None:
             raise UnauthenticatedError("unauthorized", "a ticket or bearer token is required")
         actor, digest = caller
+        _admit(websocket, actor)
+    except RateLimitedError as exc:
+        await socket.refuse(CLOSE_TOO_MANY, exc)
+        return
     except UnauthenticatedError as exc:
         await socket.refuse(CLOSE_UNAUTHORIZED, exc)
         return
