@@ -11,7 +11,7 @@ NotFoundError          404     table_not_found, invite_not_found, hand_not_found
 ConflictError          409     stale_version, table_full, already_seated, match_not_started,
                                match_already_started, waiting_for_opponent,
                                match_not_finished, hand_not_finished, idempotency_key_reused,
-                               match_in_progress, no_bot, bot_unchanged
+                               match_in_progress, no_bot, bot_unchanged, invite_mismatch
 RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ...
 RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
                                invalid_ruleset

@@ -51,12 +51,22 @@ def _free_port() -> int:
         return port
 
 
+# What a test server changes besides its database and port: no human pause for bots, and the
+# shortest time controls low enough for timeouts within a test.
+TEST_DEFAULTS: dict[str, object] = {
+    "bot_draw_delay": 0.0,
+    "bot_discard_delay": 0.0,
+    "clock_min_per_move": 0.5,
+    "clock_min_bank": 0.5,
+}
+
+
 def start_server(database_url: str, **overrides: object) -> Server:
     """Start a new app instance on ``database_url`` (migrations run at its start).
 
-    Bots move without their human pause here, unless a test asks for one. Sockets get
-    per-message deflate only with ``deflate=True`` (``python -m app`` serves without); the
-    other overrides are settings.
+    Bots move without their human pause here, and clocks may be as short as half a second
+    (``TEST_DEFAULTS``), unless a test asks otherwise. Sockets get per-message deflate only
+    with ``deflate=True`` (``python -m app`` serves without); the other overrides are settings.
     """
     deflate = bool(overrides.pop("deflate", False))
     port = _free_port()
@@ -65,7 +75,7 @@ def start_server(database_url: str, **overrides: object) -> Server:
         port=port,
         public_url=f"http://127.0.0.1:{port}",
         gc_freeze=False,  # the app shares the test process: leave its collector alone
-        **{"bot_draw_delay": 0.0, "bot_discard_delay": 0.0, **overrides},  # type: ignore[arg-type]
+        **{**TEST_DEFAULTS, **overrides},  # type: ignore[arg-type]
     )
     config = uvicorn.Config(
         create_app(settings),
