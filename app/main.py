@@ -20,6 +20,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
@@ -47,7 +48,7 @@ from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
 from app.service.bus import RedisBus
-from app.service.clocks import DeadlineRunner
+from app.service.clocks import DeadlineRunner, Minimums
 from app.service.hub import Hub
 from app.service.notifications import (
     Channel,
@@ -126,6 +127,7 @@ def bus_check(bus: Hub) -> health.Check:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new app instance for ``settings`` (environment defaults when None)."""
     settings = settings or Settings()
+    clock_minimums = Minimums(settings.clock_min_per_move, settings.clock_min_bank)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -161,6 +163,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             tokens,
             abandon_after=timedelta(days=settings.abandon_after_days),
             max_open_tables=settings.max_open_tables,
+            clock_minimums=clock_minimums,
         )
         readiness = app.state.readiness = health.Readiness()
         readiness.add("database", database_check(db))
@@ -288,4 +291,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
+    document_clock_minimums(app, clock_minimums)
     return app
+
+
+def document_clock_minimums(app: FastAPI, minimums: Minimums) -> None:
+    """Have the OpenAPI state this server's shortest time controls (settings), not just the
+    defaults the schemas were written with."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schemas = generate()["components"]["schemas"]
+            shortest = {"PerMoveClockIn": minimums.per_move, "BankClockIn": minimums.bank}
+            for name, seconds in shortest.items():
+                schemas[name]["properties"]["seconds"]["minimum"] = seconds
+        return app.openapi_schema or generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's way to amend its OpenAPI

@@ -170,3 +170,8 @@ class Settings(BaseSettings):
     clock_scan_interval: float = 0.25
     clock_lease_seconds: float = 5.0
     abandon_after_days: float = 14.0
+    # The shortest time controls a table may choose (422 ``invalid_time_control`` below them;
+    # the OpenAPI states them): a ``per_move`` turn (Lichess's shortest control is 15 s), and a
+    # ``bank``'s starting time, which a whole match draws on.
+    clock_min_per_move: float = 15.0
+    clock_min_bank: float = 60.0

@@ -8,7 +8,8 @@ For each database it starts ``uvicorn`` as a subprocess (or N of them on one Red
 first turn runs out, all of them pending at once once the last table has started (creation must
 take less than ``--seconds``; the script says if it did not). Each table's deadline is the one
 its start response showed (``clock.deadline``, a server time). After the last deadline plus a
-margin it reads, from the database, when each ``time_expired`` event was logged (the commit's
+margin it reads, from the database, when each timeout was logged (``time_expired``, or
+``match_aborted`` since a seat that never moved has its match aborted; the commit's
 own time) and prints the lateness (logged minus deadline): p50, p99, max, how many timeouts
 were applied (each table exactly once), the timeouts/s the runner sustained, and the servers'
 CPU from a second before the first deadline until the last timeout was logged (polling the
@@ -61,8 +62,10 @@ async def clocked_table(http: httpx.AsyncClient, seconds: float) -> tuple[str, d
 
 
 async def expired_at(url: str) -> dict[str, list[datetime]]:
-    """Table id -> when each of its ``time_expired`` events was logged."""
-    query = "SELECT table_id, created_at FROM events WHERE type = 'time_expired'"
+    """Table id -> when each of its timeouts was logged (nobody moved: the match is aborted)."""
+    query = (
+        "SELECT table_id, created_at FROM events WHERE type IN ('time_expired', 'match_aborted')"
+    )
     out: dict[str, list[datetime]] = {}
     if url.startswith("sqlite"):
         with sqlite3.connect(url.split("///", 1)[1]) as conn:

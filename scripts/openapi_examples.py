@@ -110,9 +110,10 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         body: JSON | None = {"preset": "standard", "rules": {"target": 40}, "deck_design": "royal"}
         table = (await rec.call("POST", "/v1/tables", ada, body=body)).json()
         tid = table["table_id"]
-        await rec.call(
-            "POST", "/v1/invites/{code}", bo, {"deck_design": "neon"}, code=table["invite_code"]
-        )
+        code = table["invite_code"]
+        await rec.call("GET", "/v1/invites/{code}", bo, code=code)
+        joining = {"deck_design": "neon", "table_id": tid}
+        await rec.call("POST", "/v1/invites/{code}", bo, joining, code=code)
         await rec.call("PUT", "/v1/tables/{table_id}/deck", bo, {"design": "forest"}, table_id=tid)
         await rec.call(
             "POST", "/v1/tables/{table_id}/chat", ada, {"text": "good luck!"}, table_id=tid
@@ -188,12 +189,21 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call("DELETE", "/v1/tables/{table_id}/bot", ada, table_id=with_bot)
         await rec.call("POST", "/v1/tables/{table_id}/rematch", bo, {}, table_id=tid)
         await rec.call("POST", "/v1/tables/{table_id}/resign", ada, {}, table_id=tid)
-        # A clocked table whose player to move lets their second run out: the other claims.
-        clocked = {"clock": {"control": "per_move", "seconds": 1, "policy": "claim"}}
+        # A clocked table whose player to move, having moved before (a seat that never moved
+        # has the match aborted), lets their time run out: the other claims.
+        clocked = {"clock": {"control": "per_move", "seconds": 2, "policy": "claim"}}
         r = await http.post("/v1/tables", json=clocked, headers=ada.auth)
         timed = r.json()["table_id"]
         await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)
         await http.post(f"/v1/tables/{timed}/start", headers=ada.auth)
+        moved: set[int] = set()
+        while moved != {0, 1}:
+            view = (await http.get(f"/v1/tables/{timed}", headers=ada.auth)).json()
+            turn = view["game"]["hand"]["turn"]
+            view = (await http.get(f"/v1/tables/{timed}", headers=players[turn].auth)).json()
+            suffix, body = choose(view)
+            await http.post(f"/v1/tables/{timed}/{suffix}", json=body, headers=players[turn].auth)
+            moved.add(turn)
         while True:
             view = (await http.get(f"/v1/tables/{timed}", headers=ada.auth)).json()
             if view["clock"]["expired"] is not None:

@@ -12,14 +12,14 @@ NotFoundError          404     table_not_found, invite_not_found, hand_not_found
 ConflictError          409     stale_version, table_full, already_seated, match_not_started,
                                match_already_started, waiting_for_opponent,
                                match_not_finished, hand_not_finished, idempotency_key_reused,
-                               match_in_progress, no_bot, bot_unchanged,
-                               too_many_open_tables
+                               match_in_progress, no_bot, bot_unchanged, nothing_to_claim,
+                               invite_mismatch, too_many_open_tables
 RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ...
 RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
                                invalid_ruleset
 InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level,
                                invalid_idempotency_key, invalid_push_subscription,
-                               invalid_name, reserved_name
+                               invalid_name, reserved_name, invalid_time_control
 validation             422     invalid_request (with ``details``: each error's ``loc``, ``msg``
                                and ``type``, never the input): a body that is not strict JSON
                                (``app.api.request_body``) or does not fit its schema

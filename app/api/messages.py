@@ -112,8 +112,8 @@ class MatchFinishedMessage(BaseModel):
 
     type: Literal["match_finished"] = "match_finished"
     table_id: str
-    winner: int
-    reason: Literal["target", "resignation"]
+    winner: int | None = Field(description="null when the match was aborted (no result)")
+    reason: Literal["target", "resignation", "timeout", "abandoned", "aborted"]
     final_scores: list[int]
 
 

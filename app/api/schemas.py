@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from app.engine import PRESETS, parse_card
 from app.engine.rules import BOOLS, CHOICES, RANGES
 from app.service.commands import CHAT_MAX
+from app.settings import Settings
 
 DeckDesign = Literal["classic", "royal", "neon", "forest"]
 # A card code as ``parse_card`` reads it: rank (A, 2-9, T or 10, J, Q, K) and suit, any case.
@@ -221,19 +222,71 @@ class MatchRecordOut(BaseModel):
 BotLevel = Literal["easy", "medium", "hard"]
 
 
-class TimeControlIn(Body):
-    """A table's clock (docs/clocks.md): none, per_move (each turn within ``seconds``) or bank
-    (``seconds`` to start, ``bonus`` after each turn, never above ``cap``), and what a timeout
-    does (``policy``)."""
+_SETTINGS = Settings.model_fields
+MAX_CLOCK_SECONDS = 30 * 86400
+Policy = Literal["claim", "forfeit", "autoplay"]
+_POLICY = "what a timeout does (docs/clocks.md); default claim"
+_LEVEL = "the bot that plays a late seat's turns: policy autoplay only; default medium"
 
-    model_config = ConfigDict(extra="forbid")
 
-    control: Literal["none", "per_move", "bank"] = "none"
-    seconds: float | None = Field(None, gt=0, le=30 * 86400)
-    bonus: float | None = Field(None, ge=0, le=30 * 86400)
-    cap: float | None = Field(None, gt=0, le=30 * 86400)
-    policy: Literal["claim", "forfeit", "autoplay"] | None = None
-    autoplay_level: BotLevel | None = None
+class NoClockIn(Body):
+    """No clock: only abandonment ends a stalled match. Takes no other field."""
+
+    control: Literal["none"] = "none"
+
+
+class PerMoveClockIn(Body):
+    """Each turn within ``seconds``."""
+
+    control: Literal["per_move"]
+    seconds: float = Field(
+        gt=0,
+        le=MAX_CLOCK_SECONDS,
+        description="each turn's time; at least the server's clock_min_per_move "
+        f"({_SETTINGS['clock_min_per_move'].default:g} s by default), at most 30 days",
+        json_schema_extra={"minimum": _SETTINGS["clock_min_per_move"].default},
+    )
+    policy: Policy | None = Field(None, description=_POLICY)
+    autoplay_level: BotLevel | None = Field(None, description=_LEVEL)
+
+
+class BankClockIn(Body):
+    """Each seat starts a match with ``seconds``, gains ``bonus`` after each of its turns,
+    never above ``cap``."""
+
+    control: Literal["bank"]
+    seconds: float = Field(
+        gt=0,
+        le=MAX_CLOCK_SECONDS,
+        description="each seat's time at the start of a match; at least the server's "
+        f"clock_min_bank ({_SETTINGS['clock_min_bank'].default:g} s by default), at most 30 days",
+        json_schema_extra={"minimum": _SETTINGS["clock_min_bank"].default},
+    )
+    bonus: float | None = Field(
+        None, ge=0, le=MAX_CLOCK_SECONDS, description="added after each turn; at most cap"
+    )
+    cap: float | None = Field(
+        None, gt=0, le=MAX_CLOCK_SECONDS, description="the most a seat may hold; default seconds"
+    )
+    policy: Policy | None = Field(None, description=_POLICY)
+    autoplay_level: BotLevel | None = Field(None, description=_LEVEL)
+
+
+def _control(value: Any) -> Any:
+    """The clock's kind: a missing ``control`` is ``none``, as before the union."""
+    if isinstance(value, dict):
+        return value.get("control", "none")
+    return getattr(value, "control", None)
+
+
+# A table's clock (docs/clocks.md), told apart by ``control``: the schema says exactly which
+# fields each control takes.
+TimeControlIn = Annotated[
+    Annotated[NoClockIn, Tag("none")]
+    | Annotated[PerMoveClockIn, Tag("per_move")]
+    | Annotated[BankClockIn, Tag("bank")],
+    Discriminator(_control),
+]
 
 
 class NoClockOut(BaseModel):
@@ -310,10 +363,60 @@ class TableCreate(Body):
 
 class JoinBody(Body):
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"deck_design": "neon"}]}
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"deck_design": "neon"}, {"deck_design": "neon", "table_id": TABLE_ID}]
+        },
     )
 
     deck_design: DeckDesign = "classic"
+    table_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The table the link named (`/t/{table_id}?invite=`): refuse to join "
+        "any other (409 invite_mismatch). Clients should send it.",
+    )
+
+
+class InviteOut(BaseModel):
+    """What an invite offers, before it is accepted (``GET /v1/invites/{code}``)."""
+
+    model_config = _example(
+        {
+            "table_id": TABLE_ID,
+            "inviter": {"id": PLAYER_ID, "name": "Ada"},
+            "seat_open": True,
+            "status": "waiting",
+            "preset": "standard",
+            "rated": True,
+            "rules": {"preset": "standard", "upcard_offer": True, "knock_limit": 10, "target": 100},
+            "clock": {
+                "control": "per_move",
+                "seconds": 60.0,
+                "bonus": 0.0,
+                "cap": 0.0,
+                "policy": "forfeit",
+                "autoplay_level": None,
+                "running": None,
+                "remaining": [60.0, 60.0],
+                "deadline": None,
+                "expired": None,
+                "autoplay": None,
+                "server_time": "2026-11-30T12:00:00+00:00",
+            },
+        }
+    )
+
+    table_id: str = Field(description="The invite's table: a link naming another is not it.")
+    inviter: PlayerOut | None = Field(description="Who invites: the player in seat 0.")
+    seat_open: bool = Field(description="Seat 1 is free: accepting the invite seats you.")
+    status: Literal["waiting", "ready", "playing", "finished"]
+    preset: str
+    rated: bool = Field(description="Its finished matches move ratings.")
+    rules: dict[str, Any]
+    clock: NoClockOut | ClockOut = Field(
+        description="the time control (docs/clocks.md)", discriminator="control"
+    )
 
 
 class SeatOut(BaseModel):
@@ -542,7 +645,7 @@ class HandOut(BaseModel):
     table_id: str
     match_number: int
     hand_number: int
-    ended_by: Literal["hand_over", "resignation", "timeout", "abandoned"]
+    ended_by: Literal["hand_over", "resignation", "timeout", "abandoned", "aborted"]
     commitment: str = Field(description="SHA-256 hex of f'{seed}:{nonce}', sent at the deal.")
     seed: str
     nonce: str

@@ -234,6 +234,8 @@ class MatchState:
     final_scores: list[int] | None = None
     bonuses: list[dict[str, int]] | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+    # Whether each seat has made a move of this match (any action ``apply`` accepted from it).
+    moved: list[bool] = field(default_factory=lambda: [False, False])
 
     def copy(self) -> MatchState:
         return MatchState(
@@ -249,6 +251,7 @@ class MatchState:
             None if self.final_scores is None else list(self.final_scores),
             self.bonuses,
             list(self.history),
+            list(self.moved),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -265,6 +268,7 @@ class MatchState:
             "final_scores": self.final_scores,
             "bonuses": self.bonuses,
             "history": list(self.history),
+            "moved": list(self.moved),
         }
 
     @classmethod
@@ -282,6 +286,9 @@ class MatchState:
             d["final_scores"],
             d["bonuses"],
             list(d["history"]),
+            # A snapshot from before ``moved`` was kept: its seats count as having moved, so
+            # a match already under way is never aborted (``abort``).
+            list(d.get("moved", [True, True])),
         )
 
 
@@ -458,6 +465,13 @@ def apply(state: MatchState, seat: int, action: Action) -> tuple[MatchState, lis
         raise RuleError("unknown_action", f"unknown action {action.kind!r}")
     if state.status != PLAYING:
         raise RuleError("match_over", "the match is over")
+    new, events = _apply(state, seat, action)
+    if not new.moved[seat]:
+        new.moved = [new.moved[s] or s == seat for s in (0, 1)]
+    return new, events
+
+
+def _apply(state: MatchState, seat: int, action: Action) -> tuple[MatchState, list[Event]]:
     if action.kind == RESIGN:
         return _resign(state, seat)
     hand = state.hand
@@ -696,6 +710,42 @@ def forfeit(state: MatchState, seat: int, reason: str) -> tuple[MatchState, list
     new = state.copy()
     events = [Event("timed_out", {"seat": seat, "reason": reason})]
     return new, events + _finish(new, _opponent(seat), reason)
+
+
+# How a match ends with no result: a seat's time ran out (or it stayed silent) before it made
+# any move of the match. The table's clock decides when (``app.service.clocks``).
+ABORTED = "aborted"
+
+
+def abort(state: MatchState, seat: int, reason: str) -> tuple[MatchState, list[Event]]:
+    """The match ends with no winner: ``seat`` made no move of it before ``reason`` (one of
+    FORFEIT_REASONS). Scores stay as they are; no bonus is added."""
+    if seat not in (0, 1):
+        raise RuleError("not_a_seat", f"seat must be 0 or 1, not {seat!r}")
+    if reason not in FORFEIT_REASONS:
+        raise RuleError("unknown_reason", f"no abort for {reason!r}")
+    if state.status != PLAYING:
+        raise RuleError("match_over", "the match is over")
+    if state.moved[seat]:
+        raise RuleError("seat_has_moved", "that seat has moved: the match has a result")
+    new = state.copy()
+    new.status = FINISHED
+    new.finish_reason = ABORTED
+    new.bonuses = [{"game": 0, "line": 0}, {"game": 0, "line": 0}]
+    new.final_scores = list(new.scores)
+    return new, [
+        Event("match_aborted", {"seat": seat, "reason": reason}),
+        Event(
+            "match_over",
+            {
+                "winner": None,
+                "reason": ABORTED,
+                "scores": list(new.scores),
+                "bonuses": new.bonuses,
+                "final_scores": list(new.final_scores),
+            },
+        ),
+    ]
 
 
 def _next_hand(state: MatchState) -> tuple[MatchState, list[Event]]:

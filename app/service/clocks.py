@@ -18,6 +18,12 @@ processes and restarts.
 Abandonment, with or without a clock: when the seat to move made no move for
 ``abandon_after`` (default 14 days), the waiting seat may ``Claim`` the match (finish reason
 ``abandoned``).
+
+A seat whose time runs out, or that is claimed as abandoned, before it made its first move of
+the match has the match aborted instead (``lose``): no winner, no rating, no record.
+
+The shortest controls are the settings ``clock_min_per_move`` and ``clock_min_bank``
+(``Minimums``); the schema (``app.api.schemas``) and the OpenAPI state them.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from app.bots import DISPLAY_NAMES, get_bot
-from app.engine import Action, Event, RuleError, apply, forfeit
+from app.engine import Action, Event, MatchState, RuleError, abort, apply, forfeit
 from app.service.commands import Actor, Context, seat_of
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, ServiceError
 from app.store import repo
@@ -60,7 +66,21 @@ FIRING = 8
 MIN_WAIT = 0.005
 
 
-def parse_control(raw: dict[str, Any] | None) -> dict[str, Any] | None:
+@dataclass(frozen=True, slots=True)
+class Minimums:
+    """The shortest time controls a table may choose (settings ``clock_min_per_move`` and
+    ``clock_min_bank``): a turn of ``per_move``, the starting time of a ``bank``."""
+
+    per_move: float = 15.0
+    bank: float = 60.0
+
+
+DEFAULT_MINIMUMS = Minimums()
+
+
+def parse_control(
+    raw: dict[str, Any] | None, minimums: Minimums = DEFAULT_MINIMUMS
+) -> dict[str, Any] | None:
     """A new table's clock from the creation request (None: no clock); InvalidError if bad."""
     if raw is None or raw.get("control", "none") == "none":
         if raw and set(raw) - {"control"}:
@@ -70,12 +90,17 @@ def parse_control(raw: dict[str, Any] | None) -> dict[str, Any] | None:
     if control not in CONTROLS:
         raise _invalid(f"control must be one of {', '.join(CONTROLS)}")
     seconds = _seconds(raw, "seconds", required=True)
+    shortest = minimums.bank if control == "bank" else minimums.per_move
+    if seconds < shortest:
+        raise _invalid(f"a {control} clock's seconds are at least {shortest:g}")
     bonus = _seconds(raw, "bonus", required=False) if control == "bank" else 0.0
     cap = _seconds(raw, "cap", required=False) if control == "bank" else 0.0
     if control == "bank":
         cap = cap or seconds
         if cap < seconds:
             raise _invalid("a bank's cap is at least its starting seconds")
+        if bonus > cap:
+            raise _invalid("a bank's bonus is at most its cap")
     elif "bonus" in raw or "cap" in raw:
         raise _invalid("bonus and cap belong to the bank control")
     policy = raw.get("policy", "claim")
@@ -239,8 +264,8 @@ class TimeUp:
             raise ConflictError("not_due", "the seat still has time")
         policy = clock["policy"]
         expired = Event("time_expired", {"seat": self.seat, "policy": policy})
-        if policy == "forfeit":
-            new, events = forfeit(state, self.seat, "timeout")
+        if policy == "forfeit" or not state.moved[self.seat]:
+            new, events = lose(state, self.seat, "timeout")
             done = tick(clock, None, ctx.now)
             return Change(
                 events, state=new, status="finished", clock=ClockWrite(done, deadline(done))
@@ -285,12 +310,22 @@ class Claim:
             raise ConflictError(
                 "nothing_to_claim", "your opponent's time has not run out; wait for their move"
             )
-        new, events = forfeit(state, late, reason)
+        new, events = lose(state, late, reason)
         change = Change(events, state=new, status="finished")
         if clock is not None:
             done = tick(clock, None, ctx.now)
             change.clock = ClockWrite(done, deadline(done))
         return change
+
+
+def lose(state: MatchState, seat: int, reason: str) -> tuple[MatchState, list[Event]]:
+    """``seat`` loses the match for ``reason``, or, if it made no move of the match yet, the
+    match is aborted: no winner, no rating change, no finished-match record (docs/clocks.md).
+    As on the big chess servers, a match whose first move was never made has no result, so
+    a link to a rated table with a short clock cannot cost a visitor their rating."""
+    if state.moved[seat]:
+        return forfeit(state, seat, reason)
+    return abort(state, seat, reason)
 
 
 CLOCK_ACTOR = Actor("clock", "clock")

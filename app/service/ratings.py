@@ -5,7 +5,8 @@
 * A table is rated or casual from its creation. When a change finishes a match of a rated
   table (target reached, or a resignation: a loss for who resigned), ``attach`` adds the rating
   update to that change: it is written in the match's own transaction (``repo.commit``), so it
-  happens exactly once, whatever the number of processes, and never for an unfinished match.
+  happens exactly once, whatever the number of processes, and never for an unfinished match
+  or an aborted one (no winner: a seat's time ran out before its first move).
 * Each match is one Glicko-2 rating period for each rated person; before it, the deviation
   grows with the days since the player's last rated match (``PERIOD``), as it does when shown.
   A rating is provisional while its deviation is above ``PROVISIONAL_DEVIATION``.
@@ -89,6 +90,8 @@ def attach(loaded: repo.Loaded, change: repo.Change) -> None:
     """If ``change`` finishes a match of a rated table, add the rating update to its writes."""
     if loaded.table.rated and repo.finishes(loaded, change):
         assert change.state is not None
+        if change.state.winner is None:
+            return  # aborted before a seat's first move: no result, no rating moves
         change.writes.append(partial(_rate_match, loaded, change.state))
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import or_, select
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Event, MatchState
-from app.engine.game import FORFEIT, NEXT_HAND
+from app.engine.game import ABORTED, FORFEIT, NEXT_HAND
 from app.engine.verify import FORMAT, VERSION
 from app.service.errors import ConflictError, NotFoundError
 from app.store import Database, repo
@@ -63,6 +63,10 @@ async def match_record(db: Database, value: str) -> dict[str, Any]:
             raise ConflictError(
                 "match_not_finished",
                 f"match {value} is still being played; its record opens when it ends",
+            )
+        if state.finish_reason == ABORTED:
+            raise NotFoundError(
+                "match_not_found", f"match {value} was aborted before a first move: no record"
             )
         finished = await store.finished_match(session, table_id, number)
         rows = await store.match_rows(session, table_id, number)

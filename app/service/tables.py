@@ -117,11 +117,13 @@ class TableService:
         *,
         abandon_after: timedelta = timedelta(days=14),
         max_open_tables: int = 0,
+        clock_minimums: clocks.Minimums = clocks.DEFAULT_MINIMUMS,
     ) -> None:
         self.db = db
         self.abandon_after = abandon_after
         # Open (not finished) tables a player may sit at when creating another (0: no cap).
         self.max_open_tables = max_open_tables
+        self.clock_minimums = clock_minimums
         self.hub = hub
         self.rate_limits = rate_limits
         self.public_url = public_url.rstrip("/")
@@ -216,7 +218,7 @@ class TableService:
                 return replay
         rules = make_ruleset(preset, overrides)
         ratings.check_rated(rated, overrides)
-        clock_state = clocks.parse_control(clock)
+        clock_state = clocks.parse_control(clock, self.clock_minimums)
         table = Table(
             id=uuid.uuid4().hex,
             created_by=actor.player_id,
@@ -280,16 +282,42 @@ class TableService:
             raise NotFoundError("invite_not_found", "no table has this invite code")
         return table_id
 
+    async def invite(self, code: str) -> dict[str, Any]:
+        """What an invite offers, before anyone accepts it: the table, who invites, its rules
+        and clock, and whether seat 1 is still free."""
+        loaded = await self.load(await self.table_id_by_invite(code))
+        table, host, guest = loaded.table, loaded.seat_info(0), loaded.seat_info(1)
+        inviter = None
+        if host is not None and host.player_id is not None:
+            inviter = {"id": host.player_id, "name": host.player_name}
+        return {
+            "table_id": table.id,
+            "inviter": inviter,
+            "seat_open": guest is None,
+            "status": table.status,
+            "preset": table.preset,
+            "rated": table.rated,
+            "rules": table.rules,
+            "clock": clocks.clock_view(loaded.clock, utcnow()),
+        }
+
     async def join(
         self,
         code: str,
         actor: Actor,
         deck_design: str = DECK_DESIGNS[0],
         idempotency: Idempotency | None = None,
+        *,
+        table_id: str | None = None,
     ) -> Result:
-        """Take seat 1 of the table the invite code belongs to."""
-        table_id = await self.table_id_by_invite(code)
-        return await self.submit(table_id, actor, Join(deck_design), idempotency=idempotency)
+        """Take seat 1 of the table the invite code belongs to; with ``table_id`` (the table
+        the link named), only if the invite is that table's (409 ``invite_mismatch``)."""
+        invited = await self.table_id_by_invite(code)
+        if table_id is not None and table_id != invited:
+            raise ConflictError(
+                "invite_mismatch", "this invite is for another table than the one you opened"
+            )
+        return await self.submit(invited, actor, Join(deck_design), idempotency=idempotency)
 
     async def load(self, table_id: str) -> Loaded:
         """The table, its seats and its match state (``loaded.table.version``, ``last_seq``)."""

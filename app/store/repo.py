@@ -440,7 +440,8 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
         else:
             snapshot.update(s_table_id=table.id, s_match_number=match_number)
             conn.execute(_UPDATE_SNAPSHOT, snapshot)
-        if finishes(loaded, change):
+        if finishes(loaded, change) and change.state.winner is not None:
+            # An aborted match (no winner: no first move) is no result: nothing to record.
             _record_finished(conn, loaded, match_number, change.state, now)
     for info in change.seats:
         values = {

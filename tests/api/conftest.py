@@ -52,14 +52,25 @@ def _free_port() -> int:
         return port
 
 
+# What a test server changes besides its database and port: no human pause for bots, and the
+# shortest time controls low enough for timeouts within a test.
+TEST_DEFAULTS: dict[str, object] = {
+    "bot_draw_delay": 0.0,
+    "bot_discard_delay": 0.0,
+    "clock_min_per_move": 0.5,
+    "clock_min_bank": 0.5,
+    "rate_limit_players_ip": "",
+}
+
+
 def start_server(database_url: str, **overrides: object) -> Server:
     """Start a new app instance on ``database_url`` (migrations run at its start).
 
-    Bots move without their human pause here, unless a test asks for one, and new players are
-    not limited per address (the session's server makes every test's players, all from
-    127.0.0.1), unless a test asks for it (``rate_limit_players_ip``). Sockets get
-    per-message deflate only with ``deflate=True`` (``python -m app`` serves without); the
-    other overrides are settings.
+    Bots move without their human pause here, clocks may be as short as half a second, and new
+    players are not limited per address (the session's server makes every test's players, all
+    from 127.0.0.1) (``TEST_DEFAULTS``), unless a test asks otherwise. Sockets get per-message
+    deflate only with ``deflate=True`` (``python -m app`` serves without); the other overrides
+    are settings.
     """
     deflate = bool(overrides.pop("deflate", False))
     port = _free_port()
@@ -68,12 +79,7 @@ def start_server(database_url: str, **overrides: object) -> Server:
         port=port,
         public_url=f"http://127.0.0.1:{port}",
         gc_freeze=False,  # the app shares the test process: leave its collector alone
-        **{  # type: ignore[arg-type]
-            "bot_draw_delay": 0.0,
-            "bot_discard_delay": 0.0,
-            "rate_limit_players_ip": "",
-            **overrides,
-        },
+        **{**TEST_DEFAULTS, **overrides},  # type: ignore[arg-type]
     )
     config = uvicorn.Config(
         create_app(settings),

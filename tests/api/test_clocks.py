@@ -65,6 +65,18 @@ def clock(control: str, seconds: float, policy: str, **more: Any) -> JSON:
     return {"clock": {"control": control, "seconds": seconds, "policy": policy, **more}}
 
 
+async def opened(client: httpx.AsyncClient, table_id: str, players: list[Player]) -> int:
+    """Both seats make their first move of the match (a seat that never moved would have the
+    match aborted rather than lost); the seat to move now."""
+    moved: set[int] = set()
+    while True:
+        turn = int((await get_table(client, table_id, players[0]))["game"]["hand"]["turn"])
+        if moved == {0, 1}:
+            return turn
+        await play_once(client, table_id, players[turn])
+        moved.add(turn)
+
+
 async def test_every_view_shows_the_clock_as_server_times(client: httpx.AsyncClient) -> None:
     table_id, players = await seated_table(client, **clock("per_move", 600, "claim"))
     view = await get_table(client, table_id, players[0])
@@ -84,9 +96,12 @@ async def test_every_view_shows_the_clock_as_server_times(client: httpx.AsyncCli
 @pytest.mark.parametrize(
     ("bad", "code"),
     [
-        ({"control": "per_move"}, "invalid_time_control"),
+        ({"control": "per_move"}, "invalid_request"),
         ({"control": "bank", "seconds": 10, "cap": 5}, "invalid_time_control"),
-        ({"control": "per_move", "seconds": 10, "bonus": 3}, "invalid_time_control"),
+        ({"control": "bank", "seconds": 10, "bonus": 11}, "invalid_time_control"),
+        # The schema says which fields each control takes (a union told apart by control).
+        ({"control": "per_move", "seconds": 10, "bonus": 3}, "invalid_request"),
+        ({"control": "none", "seconds": 5}, "invalid_request"),
         ({"control": "per_move", "seconds": -1}, "invalid_request"),
         ({"control": "sundial", "seconds": 10}, "invalid_request"),
     ],
@@ -106,8 +121,8 @@ async def test_a_bad_time_control_is_refused(
 async def test_forfeit_ends_the_match_as_a_loss_with_its_own_reason(
     client: httpx.AsyncClient,
 ) -> None:
-    table_id, players = await seated_table(client, **clock("per_move", 1, "forfeit"))
-    late = (await get_table(client, table_id, players[0]))["game"]["hand"]["turn"]
+    table_id, players = await seated_table(client, **clock("per_move", 2, "forfeit"))
+    late = await opened(client, table_id, players)
     view = await until(lambda: finished(client, table_id, players[0]), 30)
     match = view["game"]["match"]
     assert match["winner"] == 1 - late
@@ -129,11 +144,49 @@ async def test_forfeit_ends_the_match_as_a_loss_with_its_own_reason(
     }
 
 
+@pytest.mark.parametrize(
+    ("policy", "first_moves"),
+    [("forfeit", False), ("forfeit", True), ("claim", False), ("autoplay", False)],
+)
+async def test_a_seat_that_never_moved_has_the_match_aborted_unrated(
+    client: httpx.AsyncClient, policy: str, first_moves: bool
+) -> None:
+    """A rated table's match whose late seat never made its first move ends with no result:
+    no winner, no rating change, no match in anyone's history; the table may play again."""
+    table_id, players = await seated_table(client, rated=True, **clock("per_move", 1, policy))
+    if first_moves:  # the first seat plays its turn; the other never moves
+        first = (await get_table(client, table_id, players[0]))["game"]["hand"]["turn"]
+        while (await get_table(client, table_id, players[0]))["game"]["hand"]["turn"] == first:
+            await play_once(client, table_id, players[first])
+    late = (await get_table(client, table_id, players[0]))["game"]["hand"]["turn"]
+    view = await until(lambda: finished(client, table_id, players[0]), 30)
+    match = view["game"]["match"]
+    assert (match["winner"], match["finish_reason"]) == (None, "aborted")
+    assert match["final_scores"] == match["scores"]
+    assert view["status"] == "finished" and view["clock"]["running"] is None
+    log = await events(client, table_id, players[1 - late])
+    assert [{k: e[k] for k in ("type", "seat", "reason")} for e in log[-2:-1]] == [
+        {"type": "match_aborted", "seat": late, "reason": "timeout"}
+    ]
+    assert log[-1]["type"] == "match_over" and log[-1]["winner"] is None
+    assert log[-1]["reason"] == "aborted"
+    assert not [e for e in log if e["type"] in ("time_expired", "timed_out")]
+    for who in players:
+        r = await client.get("/v1/players/me/matches", headers=who.auth)
+        assert r.json() == []
+        profile = (await client.get(f"/v1/players/{who.id}")).json()
+        assert (profile["won"], profile["lost"], profile["ratings"]) == (0, 0, [])
+    r = await client.get(f"/v1/matches/{table_id}-1/record")
+    assert r.status_code == 404 and r.json()["code"] == "match_not_found"
+    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=players[late].auth)
+    assert r.status_code == 200, r.text
+
+
 async def test_claim_waits_for_the_opponent_and_the_late_player_may_still_move(
     client: httpx.AsyncClient,
 ) -> None:
-    table_id, players = await seated_table(client, **clock("per_move", 1, "claim"))
-    late = (await get_table(client, table_id, players[0]))["game"]["hand"]["turn"]
+    table_id, players = await seated_table(client, **clock("per_move", 2, "claim"))
+    late = await opened(client, table_id, players)
     waiting = players[1 - late]
     r = await client.post(f"/v1/tables/{table_id}/claim", headers=waiting.auth)
     assert r.status_code == 409 and r.json()["code"] == "nothing_to_claim"
@@ -166,7 +219,7 @@ async def test_autoplay_plays_for_the_absent_seat_until_its_person_returns(
     table_id, players = await seated_table(
         client, **clock("per_move", 3, "autoplay", autoplay_level="easy")
     )
-    late = (await get_table(client, table_id, players[0]))["game"]["hand"]["turn"]
+    late = await opened(client, table_id, players)
     present = players[1 - late]
 
     async def bot_moves() -> list[JSON]:
@@ -237,8 +290,8 @@ def test_abandonment_may_be_claimed_by_the_waiting_player(database_url: str) -> 
         async def run() -> None:
             async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
                 table_id, players = await seated_table(client)
-                view = await get_table(client, table_id, players[0])
-                late = view["game"]["hand"]["turn"]
+                untouched, strangers = await seated_table(client)
+                late = await opened(client, table_id, players)
                 waiting = players[1 - late]
                 r = await client.post(f"/v1/tables/{table_id}/claim", headers=players[late].auth)
                 assert r.status_code == 409, r.text  # the seat to move claims nothing
@@ -255,6 +308,17 @@ def test_abandonment_may_be_claimed_by_the_waiting_player(database_url: str) -> 
                 }
                 r = await client.get("/v1/players/me/matches", headers=waiting.auth)
                 assert [(m["result"], m["reason"]) for m in r.json()] == [("win", "abandoned")]
+                # At a table where the silent seat never moved, the claim aborts the match.
+                view = await get_table(client, untouched, strangers[0])
+                silent = view["game"]["hand"]["turn"]
+                r = await client.post(
+                    f"/v1/tables/{untouched}/claim", headers=strangers[1 - silent].auth
+                )
+                assert r.status_code == 200, r.text
+                assert [e["type"] for e in r.json()["events"]] == ["match_aborted", "match_over"]
+                assert r.json()["events"][0]["reason"] == "abandoned"
+                r = await client.get("/v1/players/me/matches", headers=strangers[1 - silent].auth)
+                assert r.json() == []
 
         asyncio.run(run())
     finally:
@@ -285,7 +349,7 @@ def test_a_deadline_pending_across_a_restart_fires_once(database_url: str) -> No
             assert time.monotonic() - started < 10
             await asyncio.sleep(1.0)  # room for a second, wrong, timeout
             log = await events(client, table_id, players[0])
-            assert len([e for e in log if e["type"] == "timed_out"]) == 1
+            assert len([e for e in log if e["type"] == "match_over"]) == 1
 
     try:
         asyncio.run(check())
@@ -294,7 +358,7 @@ def test_a_deadline_pending_across_a_restart_fires_once(database_url: str) -> No
 
 
 def test_two_processes_one_deadline_one_timeout(database_url: str, tmp_path: Path) -> None:
-    env = {"DATABASE_URL": database_url, "CLOCK_SCAN_INTERVAL": "0.02"}
+    env = {"DATABASE_URL": database_url, "CLOCK_SCAN_INTERVAL": "0.02", "CLOCK_MIN_PER_MOVE": "1"}
     with processes(tmp_path, 2, **env) as servers:
 
         async def run() -> None:
@@ -315,7 +379,8 @@ def test_two_processes_one_deadline_one_timeout(database_url: str, tmp_path: Pat
                 await asyncio.sleep(1.0)
                 for table_id, players in tables:
                     log = await events(b, table_id, players[0])
-                    assert len([e for e in log if e["type"] == "timed_out"]) == 1
+                    # Nobody moved: each match is aborted, once.
+                    assert len([e for e in log if e["type"] == "match_aborted"]) == 1
                     assert len([e for e in log if e["type"] == "match_over"]) == 1
 
         asyncio.run(run())

@@ -52,6 +52,32 @@ async def test_invite_join_start_and_spectators(client: httpx.AsyncClient) -> No
     assert [s["deck_design"] for s in view["seats"]] == ["royal", "forest"]
 
 
+async def test_an_invite_says_what_it_offers_and_a_join_names_its_table(
+    client: httpx.AsyncClient,
+) -> None:
+    ada, bo = await new_player(client, "Ada"), await new_player(client, "Bo")
+    clock = {"control": "bank", "seconds": 600, "bonus": 10, "policy": "autoplay"}
+    table = await new_table(client, ada, clock=clock)
+    other = await new_table(client, ada)
+    code = table["invite_code"]
+    r = await client.get(f"/v1/invites/{code}")  # no token needed: the code is the key
+    assert r.status_code == 200, r.text
+    offer = r.json()
+    assert offer["table_id"] == table["table_id"] and offer["inviter"]["name"] == "Ada"
+    assert (offer["seat_open"], offer["status"], offer["rated"]) == (True, "waiting", False)
+    assert offer["clock"]["control"] == "bank" and offer["clock"]["autoplay_level"] == "medium"
+    r = await client.get("/v1/invites/nope")
+    assert r.status_code == 404 and r.json()["code"] == "invite_not_found"
+    body = {"table_id": other["table_id"]}
+    r = await client.post(f"/v1/invites/{code}", json=body, headers=bo.auth)
+    assert r.status_code == 409 and r.json()["code"] == "invite_mismatch"
+    assert (await get_table(client, table["table_id"], None))["seats"][1]["player"] is None
+    body = {"table_id": table["table_id"], "deck_design": "neon"}
+    r = await client.post(f"/v1/invites/{code}", json=body, headers=bo.auth)
+    assert r.status_code == 200, r.text
+    assert (await client.get(f"/v1/invites/{code}")).json()["seat_open"] is False
+
+
 async def test_rematch_starts_a_new_match_at_the_same_seats(client: httpx.AsyncClient) -> None:
     table_id, (p0, p1) = await seated_table(client)
     r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p1.auth)

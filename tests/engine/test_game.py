@@ -9,8 +9,10 @@ import pytest
 from app.engine import (
     PRESETS,
     Action,
+    MatchState,
     RuleError,
     Ruleset,
+    abort,
     apply,
     legal_actions,
     make_ruleset,
@@ -430,3 +432,23 @@ def test_ruleset_to_dict_is_every_field_and_round_trips() -> None:
 
 def test_full_deck_constant() -> None:
     assert FULL_DECK_MASK.bit_count() == 52
+
+
+def test_a_seat_that_never_moved_may_have_the_match_aborted_without_a_winner() -> None:
+    state, _ = new_match(make_ruleset("standard"), "abort")
+    first = state.hand.turn
+    assert state.moved == [False, False]
+    state, _ = apply(state, first, Action("pass"))
+    assert state.moved[first] and not state.moved[1 - first]
+    assert MatchState.from_dict(state.to_dict()).moved == state.moved
+    with pytest.raises(RuleError) as refused:
+        abort(state, first, "timeout")
+    assert refused.value.code == "seat_has_moved"
+    ended, events = abort(state, 1 - first, "timeout")
+    assert (ended.status, ended.winner, ended.finish_reason) == (FINISHED, None, "aborted")
+    assert ended.final_scores == ended.scores == [0, 0]
+    assert [e.type for e in events] == ["match_aborted", "match_over"]
+    assert events[1].public["winner"] is None and events[1].public["reason"] == "aborted"
+    # A snapshot from before seats' moves were kept: both count as having moved.
+    old = {k: v for k, v in state.to_dict().items() if k != "moved"}
+    assert MatchState.from_dict(old).moved == [True, True]

@@ -6,10 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.service.clocks import clock_view, deadline, parse_control, remaining, tick
+from app.service.clocks import Minimums, clock_view, deadline, parse_control, remaining, tick
 from app.service.errors import InvalidError
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+# The arithmetic with short controls, as a server with low minimums takes them.
+SHORT = Minimums(per_move=1, bank=1)
 
 
 def at(seconds: float) -> datetime:
@@ -39,12 +43,29 @@ def test_none_is_no_clock() -> None:
 )
 def test_bad_controls_are_refused(raw: dict[str, object]) -> None:
     with pytest.raises(InvalidError) as refused:
-        parse_control(raw)
+        parse_control(raw, SHORT)
     assert refused.value.code == "invalid_time_control"
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"control": "per_move", "seconds": 14.9},
+        {"control": "per_move", "seconds": 0.001, "policy": "forfeit"},
+        {"control": "bank", "seconds": 59},
+        {"control": "bank", "seconds": 600, "bonus": 700},
+    ],
+)
+def test_absurd_controls_are_refused_by_default(raw: dict[str, object]) -> None:
+    with pytest.raises(InvalidError) as refused:
+        parse_control(raw)
+    assert refused.value.code == "invalid_time_control"
+    assert parse_control({"control": "per_move", "seconds": 15}) is not None
+    assert parse_control({"control": "bank", "seconds": 60, "bonus": 60}) is not None
+
+
 def test_per_move_deadline_runs_only_on_the_seats_turn() -> None:
-    clock = parse_control({"control": "per_move", "seconds": 60, "policy": "forfeit"})
+    clock = parse_control({"control": "per_move", "seconds": 60, "policy": "forfeit"}, SHORT)
     assert clock is not None
     assert deadline(clock) is None
     clock = tick(clock, 1, at(0))
@@ -58,7 +79,7 @@ def test_per_move_deadline_runs_only_on_the_seats_turn() -> None:
 
 
 def test_bank_gains_its_bonus_up_to_its_cap() -> None:
-    clock = parse_control({"control": "bank", "seconds": 100, "bonus": 30, "cap": 120})
+    clock = parse_control({"control": "bank", "seconds": 100, "bonus": 30, "cap": 120}, SHORT)
     assert clock is not None
     clock = tick(clock, 0, at(0))
     assert deadline(clock) == at(100)
@@ -72,14 +93,14 @@ def test_bank_gains_its_bonus_up_to_its_cap() -> None:
 
 
 def test_an_overdrawn_bank_keeps_only_its_bonus() -> None:
-    clock = parse_control({"control": "bank", "seconds": 10, "bonus": 5})
+    clock = parse_control({"control": "bank", "seconds": 10, "bonus": 5}, SHORT)
     assert clock is not None and clock["cap"] == 10
     clock = tick(tick(clock, 0, at(0)), 1, at(25))
     assert clock["banks"] == [5.0, 10.0]
 
 
 def test_a_claim_timeout_stops_the_deadline_until_the_seat_moves() -> None:
-    clock = parse_control({"control": "per_move", "seconds": 5})
+    clock = parse_control({"control": "per_move", "seconds": 5}, SHORT)
     assert clock is not None
     clock = dict(tick(clock, 1, at(0)), expired=1)
     assert deadline(clock) is None and remaining(clock, at(7)) == [5.0, 0.0]
@@ -88,7 +109,7 @@ def test_a_claim_timeout_stops_the_deadline_until_the_seat_moves() -> None:
 
 
 def test_an_autoplayed_seat_is_due_after_the_grace() -> None:
-    clock = parse_control({"control": "per_move", "seconds": 3, "policy": "autoplay"})
+    clock = parse_control({"control": "per_move", "seconds": 3, "policy": "autoplay"}, SHORT)
     assert clock is not None and clock["autoplay_level"] == "medium"
     clock = dict(tick(clock, 1, at(0)), expired=1)
     assert deadline(clock) == at(3)

@@ -11,7 +11,7 @@ import httpx
 from playwright.sync_api import Page, expect
 
 from tests.api.conftest import Server
-from tests.api.helpers import Player
+from tests.api.helpers import Player, choose
 from tests.web.conftest import Contexts
 
 
@@ -76,7 +76,7 @@ def test_a_clock_chosen_on_the_start_page_counts_down_for_the_seat_to_move(
 def test_the_waiting_player_claims_the_match_when_the_opponents_time_ran_out(
     contexts: Contexts, web_server: Server
 ) -> None:
-    clock = {"control": "per_move", "seconds": 2, "policy": "claim"}
+    clock = {"control": "per_move", "seconds": 3, "policy": "claim"}
 
     with httpx.Client(base_url=web_server.url, timeout=30) as client:
         players = [new_player(client, "Ada"), new_player(client, "Bo")]
@@ -84,8 +84,17 @@ def test_the_waiting_player_claims_the_match_when_the_opponents_time_ran_out(
         table_id = str(created["table_id"])
         post(client, f"/v1/invites/{created['invite_code']}", players[1])
         post(client, f"/v1/tables/{table_id}/start", players[0])
-        view = client.get(f"/v1/tables/{table_id}", headers=players[0].auth).json()
-        late = int(view["game"]["hand"]["turn"])
+        # Each seat makes its first move (a seat that never moved has the match aborted).
+        moved: set[int] = set()
+        while True:
+            turn = int(client.get(f"/v1/tables/{table_id}").json()["game"]["hand"]["turn"])
+            if moved == {0, 1}:
+                break
+            view = client.get(f"/v1/tables/{table_id}", headers=players[turn].auth).json()
+            path, body = choose(view)
+            post(client, f"/v1/tables/{table_id}/{path}", players[turn], body)
+            moved.add(turn)
+        late = turn
     waiting = players[1 - late]
     page = contexts.new().new_page()
     sign_in(page, waiting)
@@ -100,3 +109,24 @@ def test_the_waiting_player_claims_the_match_when_the_opponents_time_ran_out(
     with httpx.Client(base_url=web_server.url, timeout=30) as client:
         match = client.get(f"/v1/tables/{table_id}", headers=waiting.auth).json()["game"]["match"]
     assert match["status"] == "finished" and match["winner"] == 1 - late
+
+
+def test_a_match_aborted_before_a_first_move_says_so_and_names_no_winner(
+    contexts: Contexts, web_server: Server
+) -> None:
+    """A person at a bot table who never moves: the match is aborted, not lost."""
+    clock = {"control": "per_move", "seconds": 1, "policy": "forfeit"}
+    with httpx.Client(base_url=web_server.url, timeout=30) as client:
+        ada = new_player(client, "Ada")
+        created = post(client, "/v1/tables", ada, {"clock": clock, "rated": True})
+        table_id = str(created["table_id"])
+        post(client, f"/v1/tables/{table_id}/bot", ada, {"level": "easy"})
+        post(client, f"/v1/tables/{table_id}/start", ada)
+    page = contexts.new().new_page()
+    sign_in(page, ada)
+    page.goto(f"/t/{table_id}")
+    expect(page.locator(".match-over [data-aborted]")).to_contain_text(
+        "Fim da partida: anulada", timeout=30_000
+    )
+    expect(page.locator(".match-over")).to_contain_text("Nada muda no rating")
+    assert page.locator(".match-over [data-winner]").count() == 0

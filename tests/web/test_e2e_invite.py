@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 
+import httpx
 from playwright.sync_api import Page, WebSocket, expect
 
+from tests.api.conftest import Server
 from tests.web.conftest import Contexts
 from tests.web.helpers import ACTIONABLE, click_turn, hand_cards
 
@@ -69,6 +71,8 @@ def test_two_players_by_invite_link_a_spectator_watches_and_chat_goes_both_ways(
     bo.goto(link)
     bo.fill("input[name=name]", "Bo")
     bo.click("button[type=submit]")
+    expect(bo.locator(".invite-prompt")).to_contain_text("Ada convida você para jogar")
+    bo.click("button:has-text('SENTAR E JOGAR')")
     expect(bo.locator(".waiting")).to_contain_text("Esperando Ada começar")
     ada.click("button:has-text('COMEÇAR A PARTIDA')")
 
@@ -122,3 +126,88 @@ def test_two_players_by_invite_link_a_spectator_watches_and_chat_goes_both_ways(
     for page in (ada, bo, cy):
         expect(page.locator(".result-board [data-outcome]")).to_be_visible()
     assert ada.locator(ACTIONABLE).count() > 0
+
+
+def _player(client: httpx.Client, name: str) -> dict[str, str]:
+    r = client.post("/v1/players", json={"name": name})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def _table(client: httpx.Client, auth: dict[str, str], **body: object) -> dict[str, str]:
+    r = client.post("/v1/tables", json=body, headers=auth)
+    assert r.status_code == 201, r.text
+    return {"table_id": r.json()["table_id"], "invite_code": r.json()["invite_code"]}
+
+
+def _seat1(client: httpx.Client, table_id: str) -> object:
+    return client.get(f"/v1/tables/{table_id}").json()["seats"][1]["player"]
+
+
+def test_an_invite_link_names_the_inviter_and_the_terms_and_seats_only_on_a_click(
+    contexts: Contexts, web_server: Server
+) -> None:
+    """Opening a link seats nobody: the page says who invites, whether the table is rated and
+    what its clock does, and the visitor takes the seat with a button."""
+    clock = {"control": "per_move", "seconds": 60, "policy": "forfeit"}
+    with httpx.Client(base_url=web_server.url, timeout=30) as client:
+        ada = _player(client, "Ada")
+        table = _table(client, ada, rated=True, clock=clock)
+    link = f"/t/{table['table_id']}?invite={table['invite_code']}"
+
+    bo = contexts.new().new_page()
+    bo.goto(link)
+    bo.fill("input[name=name]", "Bo")
+    bo.click("button[type=submit]")
+    prompt = bo.locator(".invite-prompt")
+    expect(prompt).to_contain_text("Ada convida você para jogar")
+    expect(prompt).to_contain_text("Valendo rating")
+    expect(prompt).to_contain_text("1 min por jogada")
+    expect(prompt).to_contain_text("você perde a partida na hora")
+    expect(prompt).to_contain_text("a partida é anulada, sem rating")
+    time.sleep(1.0)  # room for a join the page should not make
+    with httpx.Client(base_url=web_server.url, timeout=30) as client:
+        assert _seat1(client, table["table_id"]) is None
+    assert "invite=" in bo.url
+
+    bo.click("button:has-text('SENTAR E JOGAR')")
+    expect(bo.locator(".waiting")).to_contain_text("Esperando Ada começar")
+    assert bo.url.endswith(f"/t/{table['table_id']}")
+    with httpx.Client(base_url=web_server.url, timeout=30) as client:
+        seat = _seat1(client, table["table_id"])
+    assert isinstance(seat, dict) and seat["name"] == "Bo"
+
+
+def test_a_link_whose_invite_belongs_to_another_table_is_refused_and_seats_nobody(
+    contexts: Contexts, web_server: Server
+) -> None:
+    """`/t/<shown>?invite=<another table's code>`: the page says the link does not add up and
+    joins neither table; the server refuses such a join too."""
+    with httpx.Client(base_url=web_server.url, timeout=30) as client:
+        ada = _player(client, "Ada")
+        shown = _table(client, ada)
+        mallory = _player(client, "Mallory")
+        other = _table(client, mallory, rated=True)
+    link = f"/t/{shown['table_id']}?invite={other['invite_code']}"
+
+    cy = contexts.new().new_page()
+    cy.goto(link)
+    cy.fill("input[name=name]", "Cy")
+    cy.click("button[type=submit]")
+    expect(cy.locator(".invite-prompt.mismatch")).to_contain_text("O convite é de outra mesa")
+    assert cy.locator("button:has-text('SENTAR E JOGAR')").count() == 0
+    time.sleep(1.0)
+    with httpx.Client(base_url=web_server.url, timeout=30) as client:
+        assert _seat1(client, shown["table_id"]) is None
+        assert _seat1(client, other["table_id"]) is None
+        # The join endpoint, told which table the link named, refuses too.
+        cy_auth = _player(client, "Cy")
+        r = client.post(
+            f"/v1/invites/{other['invite_code']}",
+            json={"table_id": shown["table_id"]},
+            headers=cy_auth,
+        )
+        assert r.status_code == 409 and r.json()["code"] == "invite_mismatch"
+        assert _seat1(client, other["table_id"]) is None
+    cy.click("button:has-text('Assistir esta mesa')")
+    expect(cy.locator(".waiting")).to_contain_text("Você está assistindo")

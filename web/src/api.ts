@@ -5,6 +5,7 @@ import type {
   DeckDesign,
   GameEvent,
   HandOut,
+  InviteOut,
   MatchRecord,
   PlayerCreated,
   PlayerOut,
@@ -98,8 +99,11 @@ export async function adoptToken(token: string): Promise<Me | null> {
 export const api = {
   createTable: (body: TableCreate) => call<TableOut>("POST", "/v1/tables", body),
   table: (id: string) => call<TableOut>("GET", `/v1/tables/${id}`),
-  join: (code: string, deck: DeckDesign) =>
-    call<CommandOut>("POST", `/v1/invites/${encodeURIComponent(code)}`, { deck_design: deck }),
+  /** What an invite offers (whose table, its rules and clock), before accepting it. */
+  invite: (code: string) => call<InviteOut>("GET", `/v1/invites/${encodeURIComponent(code)}`),
+  /** Take seat 1, only at `tableId` (the table the link named: 409 invite_mismatch otherwise). */
+  join: (code: string, deck: DeckDesign, tableId: string) =>
+    call<CommandOut>("POST", `/v1/invites/${encodeURIComponent(code)}`, { deck_design: deck, table_id: tableId }),
   seatBot: (id: string, level: BotLevel) => call<CommandOut>("POST", `/v1/tables/${id}/bot`, { level }),
   removeBot: (id: string) => call<CommandOut>("DELETE", `/v1/tables/${id}/bot`),
   start: (id: string) => call<CommandOut>("POST", `/v1/tables/${id}/start`, {}),

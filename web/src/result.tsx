@@ -182,10 +182,19 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
         </table>
         {finished ? (
           <div class="match-over">
-            <h2 data-winner={match.winner}>
-              {t("matchOver")}: {t("matchWinner", { name: nameOf(view, match.winner) })}
-              {match.finish_reason === "resignation" && ` (${t("byResignation")})`}
-            </h2>
+            {match.finish_reason === "aborted" ? (
+              <>
+                <h2 data-aborted>
+                  {t("matchOver")}: {t("matchAborted")}
+                </h2>
+                <p>{t("matchAbortedWhy")}</p>
+              </>
+            ) : (
+              <h2 data-winner={match.winner}>
+                {t("matchOver")}: {t("matchWinner", { name: nameOf(view, match.winner) })}
+                {match.finish_reason === "resignation" && ` (${t("byResignation")})`}
+              </h2>
+            )}
             {deciding && <p>{t("decidingHand", { n: deciding.hand_number })}</p>}
           </div>
         ) : (

@@ -4,6 +4,7 @@ import { api, ensurePlayer, me, rememberTable } from "./api";
 import { CardBack, CardFace, cardText } from "./cards";
 import { canClaim, clockNotice, SeatClock } from "./clock";
 import { cardName, lang, t } from "./i18n";
+import { checkInvite, type InviteCheck, InviteMismatch, InvitePrompt } from "./invite";
 import { TableLive } from "./live";
 import { askPermission, listen, yourTurn } from "./notify";
 import { beep, deckPref, setDeckPref, setSound, soundOn } from "./prefs";
@@ -83,6 +84,26 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
   const [menu, setMenu] = useState(false);
   const [chatOpen, setChatOpen] = useState(false);
   const [sound, setSoundState] = useState(soundOn());
+  // The link's invite: checked, then asked about (or refused) before the page plays or watches.
+  const [asking, setAsking] = useState<InviteCheck | "checking" | null>(invite ? "checking" : null);
+  const [joining, setJoining] = useState(false);
+  const watch = () => {
+    history.replaceState(null, "", `/t/${id}`);
+    setAsking(null);
+    live.start();
+  };
+  const accept = async () => {
+    if (!invite) return;
+    setJoining(true);
+    try {
+      await api.join(invite, deckPref(), id);
+    } catch (e) {
+      // Taken meanwhile, or no longer this table's: the page watches and says why.
+      live.error = e instanceof Error ? e.message : String(e);
+    }
+    setJoining(false);
+    watch();
+  };
 
   useEffect(() => {
     const off = live.subscribe(() => rerender(0));
@@ -94,13 +115,19 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
     void (async () => {
       rememberTable(id);
       if (invite) {
+        let check: InviteCheck = { kind: "watch" };
         try {
-          const view = await api.table(id);
-          if (view.you === null) await api.join(invite, deckPref());
+          check = await checkInvite(id, invite);
         } catch {
-          // Both seats taken (or the invite is stale): this page watches the table.
+          // The table cannot be read: the page shows why once it watches.
+        }
+        if (cancelled) return;
+        if (check.kind !== "watch") {
+          setAsking(check); // nothing is joined until the player says so
+          return;
         }
         history.replaceState(null, "", `/t/${id}`);
+        setAsking(null);
       }
       if (!cancelled) live.start();
     })();
@@ -150,21 +177,30 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
         <span class={`conn ${live.connection}`} role="status">
           {live.connection === "offline" ? t("offline") : <span class="sr-only">{t("online")}</span>}
         </span>
-        <button type="button" class="chat-toggle" aria-expanded={chatOpen} onClick={() => setChatOpen(!chatOpen)}>
-          {t("chat")}
-          {chatCount > 0 && <span class="count">{chatCount}</span>}
-        </button>
-        <button type="button" class="menu-button" aria-haspopup="dialog" onClick={() => setMenu(true)}>
-          ☰ {t("menu")}
-        </button>
+        {asking === null && (
+          <>
+            <button type="button" class="chat-toggle" aria-expanded={chatOpen} onClick={() => setChatOpen(!chatOpen)}>
+              {t("chat")}
+              {chatCount > 0 && <span class="count">{chatCount}</span>}
+            </button>
+            <button type="button" class="menu-button" aria-haspopup="dialog" onClick={() => setMenu(true)}>
+              ☰ {t("menu")}
+            </button>
+          </>
+        )}
       </header>
-      <div class="layout">
+      <div class={asking === null ? "layout" : "layout alone"}>
         <main class="board">
-          {!view && <p class="loading">{t("loading")}</p>}
-          {view && !view.game && <WaitingRoom view={view} live={live} />}
-          {view && view.game && <Game view={view} game={view.game} live={live} />}
+          {asking !== null && asking !== "checking" && asking.kind === "ask" && (
+            <InvitePrompt invite={asking.invite} busy={joining} onAccept={() => void accept()} onWatch={watch} />
+          )}
+          {asking !== null && asking !== "checking" && asking.kind === "mismatch" && <InviteMismatch onWatch={watch} />}
+          {asking === null && !view && <p class="loading">{t("loading")}</p>}
+          {asking === "checking" && <p class="loading">{t("loading")}</p>}
+          {asking === null && view && !view.game && <WaitingRoom view={view} live={live} />}
+          {asking === null && view && view.game && <Game view={view} game={view.game} live={live} />}
         </main>
-        <Chat live={live} open={chatOpen} onClose={() => setChatOpen(false)} />
+        {asking === null && <Chat live={live} open={chatOpen} onClose={() => setChatOpen(false)} />}
       </div>
       {live.error && (
         <div class="toast" role="alert" onClick={() => ((live.error = null), rerender(0))}>
@@ -275,6 +311,8 @@ function describe(view: TableOut, event: GameEvent | undefined): string {
       return t("ev_time_expired", { name });
     case "timed_out":
       return t("ev_timed_out", { name });
+    case "match_aborted":
+      return t("ev_match_aborted", { name });
     case "hand_started":
       return t("ev_hand_started", { n: Number(event.hand_number), name: nameOf(view, Number(event.dealer)) });
     default:

@@ -20,6 +20,7 @@ export type MatchRecord = S["MatchRecordOut"];
 export type HandOut = S["HandOut"];
 export type ErrorOut = S["ErrorOut"];
 export type TableCreate = S["TableCreate"];
+export type InviteOut = Omit<S["InviteOut"], "clock"> & { clock: S["NoClockOut"] | S["ClockOut"] };
 export type DeckDesign = NonNullable<S["SeatOut"]["deck_design"]>;
 export type BotLevel = S["BotBody"]["level"];
 export type SeatOut = S["SeatOut"];
@@ -105,7 +106,8 @@ export interface MatchView {
   scores: number[];
   hands_won: number[];
   winner: number | null;
-  finish_reason: "target" | "resignation" | null;
+  // "aborted": a seat's time ran out before its first move of the match; no winner.
+  finish_reason: "target" | "resignation" | "timeout" | "abandoned" | "aborted" | null;
   bonuses: { game: number; line: number }[] | null;
   final_scores: number[] | null;
   history: { hand_number: number; outcome: Outcome; winner: number | null; points: number }[];

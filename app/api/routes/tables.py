@@ -18,6 +18,7 @@ from app.api.schemas import (
     CommandOut,
     DeckBody,
     HandOut,
+    InviteOut,
     JoinBody,
     TableCreate,
     TableOut,
@@ -62,15 +63,29 @@ async def get_table(table_id: str, viewer: ViewerDep) -> dict[str, Any]:
     return await viewer.service.table_view(table_id, viewer.actor)
 
 
+@router.get(
+    "/v1/invites/{code}",
+    response_model=InviteOut,
+    responses=error_responses(404, 422),
+    openapi_extra=TOKEN_OPTIONAL,
+)
+async def invite(code: str, service: ServiceDep) -> dict[str, Any]:
+    """What the invite offers before you accept it: the table, who invites, the rules, whether
+    it is rated, its clock, and whether seat 1 is still free (404 invite_not_found)."""
+    return await service.invite(code)
+
+
 @router.post("/v1/invites/{code}", **COMMAND_ROUTE)
 async def join(
     code: str, caller: CommandCaller, body: Annotated[JoinBody | None, Body()] = None
 ) -> JSONResponse:
-    """Join the invite's table in seat 1 (409 table_full once both seats are taken)."""
-    design = (body or JoinBody()).deck_design
-    return command_response(
-        await caller.service.join(code, caller.actor, design, caller.idempotency)
+    """Join the invite's table in seat 1 (409 table_full once both seats are taken; 409
+    invite_mismatch if ``table_id`` is not the invite's table)."""
+    body = body or JoinBody()
+    result = await caller.service.join(
+        code, caller.actor, body.deck_design, caller.idempotency, table_id=body.table_id
     )
+    return command_response(result)
 
 
 @router.post("/v1/tables/{table_id}/bot", **COMMAND_ROUTE)

@@ -71,11 +71,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Invite
+         * @description What the invite offers before you accept it: the table, who invites, the rules, whether
+         *     it is rated, its clock, and whether seat 1 is still free (404 invite_not_found).
+         */
+        get: operations["invite_v1_invites__code__get"];
         put?: never;
         /**
          * Join
-         * @description Join the invite's table in seat 1 (409 table_full once both seats are taken).
+         * @description Join the invite's table in seat 1 (409 table_full once both seats are taken; 409
+         *     invite_mismatch if ``table_id`` is not the invite's table).
          */
         post: operations["join_v1_invites__code__post"];
         delete?: never;
@@ -845,6 +851,43 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * BankClockIn
+         * @description Each seat starts a match with ``seconds``, gains ``bonus`` after each of its turns,
+         *     never above ``cap``.
+         */
+        BankClockIn: {
+            /**
+             * Autoplay Level
+             * @description the bot that plays a late seat's turns: policy autoplay only; default medium
+             */
+            autoplay_level?: ("easy" | "medium" | "hard") | null;
+            /**
+             * Bonus
+             * @description added after each turn; at most cap
+             */
+            bonus?: number | null;
+            /**
+             * Cap
+             * @description the most a seat may hold; default seconds
+             */
+            cap?: number | null;
+            /**
+             * Control
+             * @constant
+             */
+            control: "bank";
+            /**
+             * Policy
+             * @description what a timeout does (docs/clocks.md); default claim
+             */
+            policy?: ("claim" | "forfeit" | "autoplay") | null;
+            /**
+             * Seconds
+             * @description each seat's time at the start of a match; at least the server's clock_min_bank (60 s by default), at most 30 days
+             */
+            seconds: number;
+        };
+        /**
          * BotBody
          * @description The level of the bot to seat (or to switch to, between matches).
          */
@@ -1083,7 +1126,7 @@ export interface components {
              * Ended By
              * @enum {string}
              */
-            ended_by: "hand_over" | "resignation" | "timeout" | "abandoned";
+            ended_by: "hand_over" | "resignation" | "timeout" | "abandoned" | "aborted";
             /** Events */
             events: {
                 [key: string]: unknown;
@@ -1103,6 +1146,45 @@ export interface components {
             /** Table Id */
             table_id: string;
         };
+        /**
+         * InviteOut
+         * @description What an invite offers, before it is accepted (``GET /v1/invites/{code}``).
+         */
+        InviteOut: {
+            /**
+             * Clock
+             * @description the time control (docs/clocks.md)
+             */
+            clock: components["schemas"]["NoClockOut"] | components["schemas"]["ClockOut"];
+            /** @description Who invites: the player in seat 0. */
+            inviter: components["schemas"]["PlayerOut"] | null;
+            /** Preset */
+            preset: string;
+            /**
+             * Rated
+             * @description Its finished matches move ratings.
+             */
+            rated: boolean;
+            /** Rules */
+            rules: {
+                [key: string]: unknown;
+            };
+            /**
+             * Seat Open
+             * @description Seat 1 is free: accepting the invite seats you.
+             */
+            seat_open: boolean;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "waiting" | "ready" | "playing" | "finished";
+            /**
+             * Table Id
+             * @description The invite's table: a link naming another is not it.
+             */
+            table_id: string;
+        };
         /** JoinBody */
         JoinBody: {
             /**
@@ -1111,6 +1193,11 @@ export interface components {
              * @enum {string}
              */
             deck_design: "classic" | "royal" | "neon" | "forest";
+            /**
+             * Table Id
+             * @description The table the link named (`/t/{table_id}?invite=`): refuse to join any other (409 invite_mismatch). Clients should send it.
+             */
+            table_id?: string | null;
         };
         /** LeaderboardEntryOut */
         LeaderboardEntryOut: {
@@ -1183,6 +1270,18 @@ export interface components {
             table_id: string;
         };
         /**
+         * NoClockIn
+         * @description No clock: only abandonment ends a stalled match. Takes no other field.
+         */
+        NoClockIn: {
+            /**
+             * Control
+             * @default none
+             * @constant
+             */
+            control: "none";
+        };
+        /**
          * NoClockOut
          * @description A table without a clock: nothing counts down, so the view stays the same over time.
          */
@@ -1237,6 +1336,32 @@ export interface components {
             webhook_failing_since: string | null;
             /** Webhook Url */
             webhook_url: string | null;
+        };
+        /**
+         * PerMoveClockIn
+         * @description Each turn within ``seconds``.
+         */
+        PerMoveClockIn: {
+            /**
+             * Autoplay Level
+             * @description the bot that plays a late seat's turns: policy autoplay only; default medium
+             */
+            autoplay_level?: ("easy" | "medium" | "hard") | null;
+            /**
+             * Control
+             * @constant
+             */
+            control: "per_move";
+            /**
+             * Policy
+             * @description what a timeout does (docs/clocks.md); default claim
+             */
+            policy?: ("claim" | "forfeit" | "autoplay") | null;
+            /**
+             * Seconds
+             * @description each turn's time; at least the server's clock_min_per_move (15 s by default), at most 30 days
+             */
+            seconds: number;
         };
         /** PlayerCreate */
         PlayerCreate: {
@@ -1425,8 +1550,11 @@ export interface components {
         };
         /** TableCreate */
         TableCreate: {
-            /** @description the time control; default none */
-            clock?: components["schemas"]["TimeControlIn"] | null;
+            /**
+             * Clock
+             * @description the time control; default none
+             */
+            clock?: (components["schemas"]["NoClockIn"] | components["schemas"]["PerMoveClockIn"] | components["schemas"]["BankClockIn"]) | null;
             /**
              * Deck Design
              * @default classic
@@ -1547,30 +1675,6 @@ export interface components {
              * @description Opens one WebSocket as you: `?ticket=`; single use.
              */
             ticket: string;
-        };
-        /**
-         * TimeControlIn
-         * @description A table's clock (docs/clocks.md): none, per_move (each turn within ``seconds``) or bank
-         *     (``seconds`` to start, ``bonus`` after each turn, never above ``cap``), and what a timeout
-         *     does (``policy``).
-         */
-        TimeControlIn: {
-            /** Autoplay Level */
-            autoplay_level?: ("easy" | "medium" | "hard") | null;
-            /** Bonus */
-            bonus?: number | null;
-            /** Cap */
-            cap?: number | null;
-            /**
-             * Control
-             * @default none
-             * @enum {string}
-             */
-            control: "none" | "per_move" | "bank";
-            /** Policy */
-            policy?: ("claim" | "forfeit" | "autoplay") | null;
-            /** Seconds */
-            seconds?: number | null;
         };
         /** TokenCreate */
         TokenCreate: {
@@ -1782,6 +1886,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    invite_v1_invites__code__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -125,10 +125,13 @@ export type Type5 = "your_turn";
 export type TableId2 = string;
 export type Type6 = "opponent_joined";
 export type FinalScores = number[];
-export type Reason = "target" | "resignation";
+export type Reason = "target" | "resignation" | "timeout" | "abandoned" | "aborted";
 export type TableId3 = string;
 export type Type7 = "match_finished";
-export type Winner = number;
+/**
+ * null when the match was aborted (no result)
+ */
+export type Winner = number | null;
 /**
  * null on the player's socket
  */
