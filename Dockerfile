@@ -21,14 +21,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /srv/ginrummy
 
-# Dependencies first, so a code change does not reinstall them.
-COPY pyproject.toml README.md ./
-COPY app ./app
-RUN pip install . \
+# The dependencies first, from the lock (every version pinned, every file's hash checked), so
+# a code change does not reinstall them. The server itself is not installed: it runs from this
+# tree (below).
+COPY requirements.lock ./
+RUN pip install --no-deps --require-hashes -r requirements.lock \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ginrummy \
     && mkdir /data \
     && chown ginrummy /data
 
+COPY app ./app
 # The migrations are found beside the package (app/store/migrate.py): `python -m app` run from
 # this directory imports this tree, with the Alembic scripts next to it.
 COPY alembic.ini ./
