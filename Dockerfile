@@ -2,7 +2,8 @@
 # SQLite in the /data volume by default; set DATABASE_URL (postgresql+asyncpg://...) otherwise.
 # Migrations run at start (MIGRATE_ON_START=true); with several replicas, run them once
 # (`alembic upgrade head`, the compose file's `migrate` service) and set it false.
-# docs/operations.md has every setting.
+# docs/operations.md has every setting, and how to build with podman (`--format docker`, or the
+# HEALTHCHECK is dropped) and where no registry is reachable (scripts/container_images.py).
 
 # The web client is built in a stage of its own; only its web/dist reaches the image.
 FROM node:20-slim AS web
