@@ -169,51 +169,68 @@ def _slim(rootfs: Path) -> None:
                 child.unlink()
 
 
+def _unmount_under(path: Path) -> None:
+    """Unmount what debootstrap left mounted in ``path`` (a run that was killed leaves /proc,
+    and /dev where it binds the machine's), so that removing the tree removes only its own."""
+    mounts = [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()]
+    for mount in sorted((m for m in mounts if m.startswith(f"{path}/")), reverse=True):
+        subprocess.run(["umount", "--lazy", mount], capture_output=True, check=False)
+
+
+def _import(rootfs: Path, name: str) -> None:
+    """``rootfs`` as the image ``name``, with the PATH and command of Debian's own images."""
+    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    imported = subprocess.run(
+        [
+            "podman",
+            "import",
+            "--change",
+            "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "--change",
+            'CMD ["bash"]',
+            "-",
+            name,
+        ],
+        stdin=tar.stdout,
+        env=podman_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    tar.wait()
+    if imported.returncode != 0 or tar.returncode != 0:
+        raise UnavailableError(f"podman import failed: {imported.stderr[-1000:]}")
+
+
 def debian_base() -> None:
     """``debian:bookworm-slim`` made by debootstrap (minbase), when no such image exists."""
     if image_exists(DEBIAN):
         return
-    _say(f"debootstrap bookworm from {_apt_mirror()} -> {DEBIAN}")
+    mirror = _apt_mirror()
+    _say(f"debootstrap bookworm from {mirror} -> {DEBIAN}")
     with tempfile.TemporaryDirectory(prefix="debootstrap-", dir="/var/tmp") as tmp:
         rootfs = Path(tmp) / "rootfs"
-        run = subprocess.run(
-            [
-                "debootstrap",
-                "--variant=minbase",
-                "--include=ca-certificates",
-                "bookworm",
-                str(rootfs),
-                _apt_mirror(),
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        try:
+            run = subprocess.run(
+                [
+                    "debootstrap",
+                    "--variant=minbase",
+                    "--include=ca-certificates",
+                    "bookworm",
+                    str(rootfs),
+                    mirror,
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        finally:
+            _unmount_under(Path(tmp))
         if run.returncode != 0:
             raise UnavailableError(f"debootstrap failed: {run.stdout[-1000:]}{run.stderr[-1000:]}")
         _copy_machine_trust(rootfs)
         _slim(rootfs)
-        tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
-        imported = subprocess.run(
-            [
-                "podman",
-                "import",
-                "--change",
-                "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                "--change",
-                'CMD ["bash"]',
-                "-",
-                DEBIAN,
-            ],
-            stdin=tar.stdout,
-            env=podman_env(),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        tar.wait()
-        if imported.returncode != 0 or tar.returncode != 0:
-            raise UnavailableError(f"podman import failed: {imported.stderr[-1000:]}")
+        _import(rootfs, DEBIAN)
 
 
 def _node_context(context: Path) -> None:
