@@ -201,6 +201,8 @@ async def test_a_match_through_nginx_finishes_when_its_replica_is_killed(stack: 
     ws = stack.url.replace("http://", "ws://", 1)
     async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
         match = await new_match(client, target=30)
+        # Requests of no table go round-robin: the two players' creations reach both replicas.
+        assert all('"/v1/players"' in stack.logs(app) for app in ("app1", "app2"))
         await match.command(0, f"/v1/tables/{match.table_id}/start")
         spectator_url = f"{ws}/v1/tables/{match.table_id}/ws"
         async with contextlib.AsyncExitStack() as sockets:
