@@ -180,7 +180,7 @@ def stack(server_image: str) -> Iterator[Stack]:
         yield stack
     finally:
         volumes = anonymous_volumes(stack)
-        with contextlib.suppress(AssertionError):
+        with contextlib.suppress(AssertionError, subprocess.TimeoutExpired):
             stack.compose("down", "--volumes", "--timeout", "5")
         # podman-compose's down -v removes the file's named volumes, not the anonymous ones
         # that Docker Compose's removes too.
