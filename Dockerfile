@@ -2,7 +2,8 @@
 # SQLite in the /data volume by default; set DATABASE_URL (postgresql+asyncpg://...) otherwise.
 # Migrations run at start (MIGRATE_ON_START=true); with several replicas, run them once
 # (`alembic upgrade head`, the compose file's `migrate` service) and set it false.
-# docs/operations.md has every setting.
+# docs/operations.md has every setting, and how to build with podman (`--format docker`, or the
+# HEALTHCHECK is dropped) and where no registry is reachable (scripts/container_images.py).
 
 # The web client is built in a stage of its own; only its web/dist reaches the image.
 FROM node:20-slim AS web
@@ -21,14 +22,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /srv/ginrummy
 
-# Dependencies first, so a code change does not reinstall them.
-COPY pyproject.toml README.md ./
-COPY app ./app
-RUN pip install . \
+# The dependencies first, from the lock (every version pinned, every file's hash checked), so
+# a code change does not reinstall them. The server itself is not installed: it runs from this
+# tree (below).
+COPY requirements.lock ./
+RUN pip install --no-deps --require-hashes -r requirements.lock \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ginrummy \
     && mkdir /data \
     && chown ginrummy /data
 
+COPY app ./app
 # The migrations are found beside the package (app/store/migrate.py): `python -m app` run from
 # this directory imports this tree, with the Alembic scripts next to it.
 COPY alembic.ini ./

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from tests.api.conftest import Server
@@ -20,21 +21,28 @@ def _first_game() -> str:
     return block[: block.index("```")]
 
 
-def test_the_readme_first_game_runs(server: Server) -> None:
+def run_first_game(url: str) -> dict[str, Any]:
+    """The README's first game against the server at ``url`` (tests/deploy runs it against the
+    container): what its last line prints, checked to be the player's hand and legal moves."""
     script = _first_game()
     assert "export HOST=" in script
     # The server under test listens elsewhere: HOST and PORT come from the environment.
     lines = [line for line in script.splitlines() if not line.startswith("export HOST=")]
-    url = urlsplit(server.url)
+    where = urlsplit(url)
     run = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", "\n".join(lines)],
-        env={**os.environ, "HOST": str(url.hostname), "PORT": str(url.port)},
+        env={**os.environ, "HOST": str(where.hostname), "PORT": str(where.port)},
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    game = json.loads(run.stdout)
+    game: dict[str, Any] = json.loads(run.stdout)
     assert len(game["hand"]["cards"]) in (10, 11)
     assert game["legal"]["actions"] is not None
+    return game
+
+
+def test_the_readme_first_game_runs(server: Server) -> None:
+    run_first_game(server.url)
