@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +54,21 @@ BUSY_TIMEOUT_MS = 10000
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+
+def create_private(url: str) -> None:
+    """Create the SQLite database file of ``url`` readable and writable by its owner alone
+    (0600), if it does not exist yet: it holds every player's games and settings. SQLite gives
+    the ``-wal`` and ``-shm`` files it makes beside it the mode of the main file. A file that
+    exists keeps the mode its operator gave it."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
+        return
+    path = parsed.database
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 async def _to_completion(coro: Coroutine[Any, Any, None]) -> None:
@@ -105,6 +122,7 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        create_private(url)
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:
             # A fixed pool: connections past the pool ("overflow") are opened and closed per
