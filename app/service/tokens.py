@@ -6,7 +6,9 @@ Resolving a token costs a database read, so each process keeps what it resolved 
 token of a rotation) evicts it here at once and is broadcast on the bus (``Hub.revoke``): other
 processes evict it as soon as the message arrives (milliseconds over Redis). If that message is
 lost (Redis down), an entry still dies ``cache_seconds`` after it was resolved: that is the
-worst case for a revoked token to stop working everywhere.
+worst case for a revoked token to stop working everywhere. A refused token (unknown, revoked,
+expired) is remembered as long, so a client repeating one costs no database read; one lookup
+of a token costs one statement whatever it finds.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.metrics import TOKEN_LOOKUPS
 from app.service.commands import Actor
 from app.service.errors import NotFoundError, UnauthenticatedError
 from app.service.hub import Hub
@@ -28,8 +31,10 @@ from app.store import Database
 from app.store import tokens as store
 from app.store.models import Token, utcnow
 
-# Resolved tokens a process keeps at most (least recently used forgotten first).
+# Resolved tokens a process keeps at most (least recently used forgotten first), and refused
+# ones (unknown, revoked, expired: about 300 bytes each, 2.5 MB at most).
 CACHE_SIZE = 65536
+REFUSED_CACHE_SIZE = 8192
 
 
 def hash_token(token: str) -> str:
@@ -54,6 +59,18 @@ class _Resolved:
     until: float  # time.monotonic() after which the token is resolved afresh
 
 
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    code: str  # ``unauthorized`` or ``token_expired``
+    until: float
+
+
+_REFUSALS = {
+    "unauthorized": "unknown or revoked token",
+    "token_expired": "this token has expired",
+}
+
+
 class Tokens:
     """The tokens of every player, over one Database; revocations go out on ``hub``."""
 
@@ -70,6 +87,7 @@ class Tokens:
         self.cache_seconds = cache_seconds
         self.lifetime = lifetime
         self._cache: LRU[str, _Resolved] = LRU(CACHE_SIZE)
+        self._refused: LRU[str, _Refused] = LRU(REFUSED_CACHE_SIZE)
         hub.on_revoke(self._evict)
 
     def _evict(self, digests: list[str]) -> None:
@@ -106,20 +124,26 @@ class Tokens:
         now = time.monotonic()
         cached = self._cache.get(digest)
         if cached is not None and cached.until > now:
+            TOKEN_LOOKUPS.labels("cache").inc()
             return cached.actor
+        refused = self._refused.get(digest)
+        if refused is not None and refused.until > now:
+            TOKEN_LOOKUPS.labels("cache").inc()
+            raise UnauthenticatedError(refused.code, _REFUSALS[refused.code])
+        TOKEN_LOOKUPS.labels("database").inc()
         resolved = await store.resolve(self.db, digest, utcnow())
-        if resolved is None:
+        if resolved is None or not resolved.live:
+            # A refusal is final: a revoked or expired token never comes back, and a token
+            # issued later has a secret nobody could present before (32 random bytes). So
+            # remembering it cannot refuse a token that works, here or on another process.
             self._cache.pop(digest)
-            async with self.db.read() as session:
-                found = await store.by_hash(session, digest)
-            if found is None:
-                raise UnauthenticatedError("unauthorized", "unknown or revoked token")
-            raise UnauthenticatedError("token_expired", "this token has expired")
-        player_id, name, expires_at = resolved
+            code = "unauthorized" if resolved is None else "token_expired"
+            self._refused.put(digest, _Refused(code, now + self.cache_seconds))
+            raise UnauthenticatedError(code, _REFUSALS[code])
         until = now + self.cache_seconds
-        if expires_at is not None:
-            until = min(until, now + (expires_at - utcnow()).total_seconds())
-        actor = Actor(player_id, name)
+        if resolved.expires_at is not None:
+            until = min(until, now + (resolved.expires_at - utcnow()).total_seconds())
+        actor = Actor(resolved.player_id, resolved.name)
         self._cache.put(digest, _Resolved(actor, until))
         return actor
 
