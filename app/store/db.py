@@ -49,6 +49,23 @@ ASYNCPG_CONNECTION_ERRORS: tuple[type[Exception], ...] = (
 
 _DRIVER_CONNECTION_ERRORS: tuple[type[Exception], ...] = (OSError, *ASYNCPG_CONNECTION_ERRORS)
 
+
+def is_unavailable(exc: BaseException) -> bool:
+    """The database dropped or refused the connection (a restart, an outage): the work may be
+    tried again later, as opposed to a statement or a program that is wrong.
+
+    One such failure is ``InternalClientError: cannot switch to state 12; another operation (2)
+    is in progress``, which reads as two operations on one connection but is not: a terminated
+    backend sends its notice (a FATAL ErrorResponse) and then closes, and a connection idle in
+    the pool that has read the notice but not yet the close is left in asyncpg's error state.
+    The next statement on it fails so; asyncpg then aborts the connection, and SQLAlchemy,
+    seeing it closed, discards it and renews the pool.
+    """
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated or isinstance(exc.orig, _DRIVER_CONNECTION_ERRORS)
+    return isinstance(exc, _DRIVER_CONNECTION_ERRORS)
+
+
 # How long a writer waits for another process's SQLite write lock.
 BUSY_TIMEOUT_MS = 10000
 
