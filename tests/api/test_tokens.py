@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
+from fastapi import FastAPI
 
 from alembic import command
 from app.store import Database, run_migrations
@@ -107,7 +108,9 @@ def test_an_unknown_token_repeated_costs_one_statement(tmp_path: Path) -> None:
             statements.append(statement)
 
     try:
-        db: Database = server.uvicorn.config.app.state.db
+        app = server.uvicorn.config.app
+        assert isinstance(app, FastAPI)
+        db: Database = app.state.db
         writer = db._writer
         assert writer is not None
         engines = [db.engine.sync_engine, writer._inline, writer._waiting]
