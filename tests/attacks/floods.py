@@ -5,15 +5,19 @@ beside a canary table."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from urllib.parse import urlsplit
 
 import httpx
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 # --- ops: the proxy in front of the app (deploy/nginx.conf) ---------------------------------
 
 FORGED_REQUESTS = 300
 SLOW_CONNECTIONS = 50
+SPECTATORS = 160
 
 
 async def forged_forwarded_for(url: str, seconds: float) -> dict[str, float]:
@@ -68,4 +72,29 @@ async def slow_headers(url: str, seconds: float) -> dict[str, float]:
             counts["open_at_end"] += 1
             task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    return counts
+
+
+async def many_spectators(url: str, seconds: float) -> dict[str, float]:
+    """One address opens ``SPECTATORS`` anonymous sockets on one table and holds them; counts
+    how many opened and how many were refused (HTTP 429 at the handshake)."""
+    counts = {"opened": 0.0, "refused": 0.0, "failed": 0.0}
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        r = await client.post("/v1/players", json={"name": "Host"})
+        token = r.json()["token"]
+        r = await client.post("/v1/tables", json={}, headers={"Authorization": f"Bearer {token}"})
+        path = f"/v1/tables/{r.json()['table_id']}/ws"
+    ws_url = url.replace("http://", "ws://", 1) + path
+    deadline = time.monotonic() + seconds
+    async with contextlib.AsyncExitStack() as sockets:
+        for _ in range(SPECTATORS):
+            if time.monotonic() > deadline:
+                break
+            try:
+                await sockets.enter_async_context(connect(ws_url, open_timeout=5))
+                counts["opened"] += 1
+            except InvalidStatus as exc:
+                counts["refused" if exc.response.status_code == 429 else "failed"] += 1
+            except (OSError, TimeoutError):
+                counts["failed"] += 1
     return counts

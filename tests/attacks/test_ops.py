@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.api.processes import Process
-from tests.attacks.floods import forged_forwarded_for, slow_headers
+from tests.attacks.floods import forged_forwarded_for, many_spectators, slow_headers
 from tests.attacks.harness import Canary, target
 from tests.cluster.conftest import Nginx, start_nginx
 
@@ -93,4 +93,15 @@ async def test_slow_headers_are_cut_and_the_canary_plays_on(
         counts = await slow_headers(nginx.url, 8.0)
     assert counts["opened"] == counts["cut"], counts
     assert time.monotonic() - started < 12
+    canary.assert_kept_playing()
+
+
+async def test_one_address_holds_at_most_128_connections_through_nginx(
+    proxied: tuple[Process, Nginx],
+) -> None:
+    # Before: nothing in nginx counted them (3,000 spectator sockets in 4.9 s).
+    _, nginx = proxied
+    async with Canary(nginx.url).running() as canary:
+        counts = await many_spectators(nginx.url, 10.0)
+    assert counts["opened"] == 128 and counts["refused"] == 160 - 128, counts
     canary.assert_kept_playing()
