@@ -9,6 +9,7 @@ from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from alembic import context
+from app.store.db import create_private
 from app.store.models import Base
 
 config = context.config
@@ -26,6 +27,7 @@ def _run(connection: Connection) -> None:
 
 
 async def _run_async(url: str) -> None:
+    create_private(url)  # a new SQLite file is the owner's alone, as the app makes it
     engine = create_async_engine(url)
     async with engine.begin() as connection:
         await connection.run_sync(_run)

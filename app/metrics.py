@@ -86,3 +86,9 @@ RATE_LIMITED = Counter(
     "Requests and messages refused for a rate limit, by limit (token, ip, socket, chat).",
     ["limit"],
 )
+TOKEN_LOOKUPS = Counter(
+    "ginrummy_token_lookups_total",
+    "Bearer tokens looked up, by where the answer came from (cache: this process's cache of "
+    "resolved and refused tokens; database: one statement).",
+    ["source"],
+)

@@ -104,7 +104,8 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     # Bearer tokens: a token issued from now on expires this many days after it is issued (0:
     # never); a process trusts a token it resolved for at most ``token_cache_seconds`` (the
-    # longest a revoked token still works on a process that missed the revocation on the bus).
+    # longest a revoked token still works on a process that missed the revocation on the bus),
+    # and remembers a token it refused (unknown, revoked, expired) as long.
     token_lifetime_days: float = 0.0
     token_cache_seconds: float = 30.0
     # A socket ticket (``POST /v1/ws-tickets``) opens one WebSocket within this many seconds.

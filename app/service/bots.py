@@ -50,6 +50,7 @@ from app.service.errors import NotFoundError, ServiceError
 from app.service.hub import Subscription
 from app.service.tables import TableService
 from app.store import repo
+from app.store.db import is_unavailable
 from app.store.models import utcnow
 from app.store.repo import Loaded, StoredEvent
 
@@ -121,8 +122,11 @@ class BotRunner:
             try:
                 async with self.service.db.scan() as conn:
                     due = await repo.unleased_bot_tables(conn, utcnow())
-            except Exception:
-                log.exception("bot scan failed")
+            except Exception as exc:
+                if is_unavailable(exc):
+                    log.warning("bot scan: the database is unavailable: %s", exc)
+                else:
+                    log.exception("bot scan failed")
                 due = []
             for table_id in due:
                 self.drive(table_id)

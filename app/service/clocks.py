@@ -43,6 +43,7 @@ from app.engine import Action, Event, MatchState, RuleError, abort, apply, forfe
 from app.service.commands import Actor, Context, seat_of
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, ServiceError
 from app.store import repo
+from app.store.db import is_unavailable
 from app.store.models import utcnow
 from app.store.repo import Change, ClockWrite, Loaded
 
@@ -375,7 +376,9 @@ class DeadlineRunner:
                     *(self._fire_bounded(table_id) for table_id in due), return_exceptions=True
                 )
                 for result in results:
-                    if isinstance(result, Exception):
+                    if isinstance(result, Exception) and is_unavailable(result):
+                        log.warning("timeout not applied: the database is unavailable: %s", result)
+                    elif isinstance(result, Exception):
                         log.error("timeout failed", exc_info=result)
                 if upcoming is not None:
                     # Wake at the next deadline itself, not up to a scan interval after it; the
@@ -384,8 +387,12 @@ class DeadlineRunner:
                     wait = min(self.scan_interval, max(MIN_WAIT, ahead))
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("deadline scan failed")
+            except Exception as exc:
+                # An outage (a restart, terminated backends): the next scan tries again.
+                if is_unavailable(exc):
+                    log.warning("deadline scan: the database is unavailable: %s", exc)
+                else:
+                    log.exception("deadline scan failed")
             # A full batch: more are due already, look again at once.
             await asyncio.sleep(0 if len(due) >= DUE_BATCH else wait)
 

@@ -57,6 +57,7 @@ from app.service.errors import ConflictError, InvalidError
 from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
 from app.store import Database
 from app.store import outbox as store
+from app.store.db import is_unavailable
 from app.store.models import NotificationSettings, utcnow
 from app.store.repo import Change, Loaded
 
@@ -269,8 +270,11 @@ class Dispatcher:
             try:
                 async with self.db.scan() as conn:
                     due = await store.due_players(conn, utcnow())
-            except Exception:
-                log.exception("notification scan failed")
+            except Exception as exc:
+                if is_unavailable(exc):
+                    log.warning("notification scan: the database is unavailable: %s", exc)
+                else:
+                    log.exception("notification scan failed")
                 continue
             for player_id in due:
                 self._serve_soon(player_id)

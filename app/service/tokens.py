@@ -6,7 +6,9 @@ Resolving a token costs a database read, so each process keeps what it resolved 
 token of a rotation) evicts it here at once and is broadcast on the bus (``Hub.revoke``): other
 processes evict it as soon as the message arrives (milliseconds over Redis). If that message is
 lost (Redis down), an entry still dies ``cache_seconds`` after it was resolved: that is the
-worst case for a revoked token to stop working everywhere.
+worst case for a revoked token to stop working everywhere. A refused token (unknown, revoked,
+expired) is remembered as long, so a client repeating one costs no database read; one lookup
+of a token costs one statement whatever it finds.
 
 A revocation also ends what the token opened: each process keeps the live holders of a token
 (its sockets, ``hold`` / ``release``) and tells each of them (``Holder.revoked``) when the
@@ -27,6 +29,7 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.metrics import TOKEN_LOOKUPS
 from app.service.commands import Actor
 from app.service.errors import NotFoundError, UnauthenticatedError
 from app.service.hub import Hub
@@ -35,11 +38,13 @@ from app.store import Database
 from app.store import tokens as store
 from app.store.models import Token, utcnow
 
-# Resolved tokens a process keeps at most (least recently used forgotten first).
+# Resolved tokens a process keeps at most (least recently used forgotten first), and refused
+# ones (unknown, revoked, expired: about 300 bytes each, 2.5 MB at most).
 CACHE_SIZE = 65536
 # Hashes of revoked tokens a process remembers: a revoked token is gone from the database, so
 # one is needed only while a resolution or a socket's registration races its revocation.
 REVOKED_KEPT = 8192
+REFUSED_CACHE_SIZE = 8192
 
 
 def hash_token(token: str) -> str:
@@ -71,6 +76,18 @@ class _Resolved:
     until: float  # time.monotonic() after which the token is resolved afresh
 
 
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    code: str  # ``unauthorized`` or ``token_expired``
+    until: float
+
+
+_REFUSALS = {
+    "unauthorized": "unknown or revoked token",
+    "token_expired": "this token has expired",
+}
+
+
 class Tokens:
     """The tokens of every player, over one Database; revocations go out on ``hub``."""
 
@@ -90,6 +107,7 @@ class Tokens:
         # The hashes of tokens revoked since this process started (the most recent ones).
         self._revoked: LRU[str, bool] = LRU(REVOKED_KEPT)
         self._holders: dict[str, set[Holder]] = {}
+        self._refused: LRU[str, _Refused] = LRU(REFUSED_CACHE_SIZE)
         hub.on_revoke(self._evict)
 
     def _evict(self, digests: list[str]) -> None:
@@ -148,22 +166,28 @@ class Tokens:
         now = time.monotonic()
         cached = self._cache.get(digest)
         if cached is not None and cached.until > now:
+            TOKEN_LOOKUPS.labels("cache").inc()
             return cached.actor
         if self._revoked.get(digest):
             raise UnauthenticatedError("unauthorized", "unknown or revoked token")
+        refused = self._refused.get(digest)
+        if refused is not None and refused.until > now:
+            TOKEN_LOOKUPS.labels("cache").inc()
+            raise UnauthenticatedError(refused.code, _REFUSALS[refused.code])
+        TOKEN_LOOKUPS.labels("database").inc()
         resolved = await store.resolve(self.db, digest, utcnow())
-        if resolved is None:
+        if resolved is None or not resolved.live:
+            # A refusal is final: a revoked or expired token never comes back, and a token
+            # issued later has a secret nobody could present before (32 random bytes). So
+            # remembering it cannot refuse a token that works, here or on another process.
             self._cache.pop(digest)
-            async with self.db.read() as session:
-                found = await store.by_hash(session, digest)
-            if found is None:
-                raise UnauthenticatedError("unauthorized", "unknown or revoked token")
-            raise UnauthenticatedError("token_expired", "this token has expired")
-        player_id, name, expires_at = resolved
+            code = "unauthorized" if resolved is None else "token_expired"
+            self._refused.put(digest, _Refused(code, now + self.cache_seconds))
+            raise UnauthenticatedError(code, _REFUSALS[code])
         until = now + self.cache_seconds
-        if expires_at is not None:
-            until = min(until, now + (expires_at - utcnow()).total_seconds())
-        actor = Actor(player_id, name)
+        if resolved.expires_at is not None:
+            until = min(until, now + (resolved.expires_at - utcnow()).total_seconds())
+        actor = Actor(resolved.player_id, resolved.name)
         if self._revoked.get(digest):  # revoked while the database was read
             raise UnauthenticatedError("unauthorized", "unknown or revoked token")
         self._cache.put(digest, _Resolved(actor, until))

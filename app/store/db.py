@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -47,11 +49,43 @@ ASYNCPG_CONNECTION_ERRORS: tuple[type[Exception], ...] = (
 
 _DRIVER_CONNECTION_ERRORS: tuple[type[Exception], ...] = (OSError, *ASYNCPG_CONNECTION_ERRORS)
 
+
+def is_unavailable(exc: BaseException) -> bool:
+    """The database dropped or refused the connection (a restart, an outage): the work may be
+    tried again later, as opposed to a statement or a program that is wrong.
+
+    One such failure is ``InternalClientError: cannot switch to state 12; another operation (2)
+    is in progress``, which reads as two operations on one connection but is not: a terminated
+    backend sends its notice (a FATAL ErrorResponse) and then closes, and a connection idle in
+    the pool that has read the notice but not yet the close is left in asyncpg's error state.
+    The next statement on it fails so; asyncpg then aborts the connection, and SQLAlchemy,
+    seeing it closed, discards it and renews the pool.
+    """
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated or isinstance(exc.orig, _DRIVER_CONNECTION_ERRORS)
+    return isinstance(exc, _DRIVER_CONNECTION_ERRORS)
+
+
 # How long a writer waits for another process's SQLite write lock.
 BUSY_TIMEOUT_MS = 10000
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+
+def create_private(url: str) -> None:
+    """Create the SQLite database file of ``url`` readable and writable by its owner alone
+    (0600), if it does not exist yet: it holds every player's games and settings. SQLite gives
+    the ``-wal`` and ``-shm`` files it makes beside it the mode of the main file. A file that
+    exists keeps the mode its operator gave it."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
+        return
+    path = parsed.database
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 async def _to_completion(coro: Coroutine[Any, Any, None]) -> None:
@@ -105,6 +139,7 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        create_private(url)
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:
             # A fixed pool: connections past the pool ("overflow") are opened and closed per

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -11,10 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.store.db import Database
 from app.store.models import Player, Token, UTCDateTime, utcnow
 
-# ``resolve``: a live token's player, its use recorded, in one statement (no transaction).
+# ``resolve``: a token's player and whether it is live, a live one's use recorded, in one
+# statement (no transaction): an unknown or expired token costs one read too.
 _RESOLVE = """
-UPDATE tokens SET last_used_at = {now}
-WHERE token_hash = {digest} AND (expires_at IS NULL OR expires_at > {now})
+UPDATE tokens SET last_used_at = CASE
+    WHEN expires_at IS NULL OR expires_at > {now} THEN {now} ELSE last_used_at END
+WHERE token_hash = {digest}
 RETURNING player_id, (SELECT name FROM players WHERE players.id = tokens.player_id), expires_at
 """
 _RESOLVE_PG = _RESOLVE.format(digest="$1", now="$2")
@@ -23,6 +26,16 @@ _RESOLVE_CORE = (
     .bindparams(bindparam("now", type_=UTCDateTime()))
     .columns(player_id=String(), name=String(), expires_at=UTCDateTime())
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What ``resolve`` found for a token: its player, its expiry, whether it is live."""
+
+    player_id: str
+    name: str
+    expires_at: datetime | None
+    live: bool
 
 
 async def add(
@@ -58,11 +71,9 @@ async def by_hash(session: AsyncSession, token_hash: str) -> tuple[Token, Player
     return None if row is None else (row[0], row[1])
 
 
-async def resolve(
-    db: Database, token_hash: str, now: datetime
-) -> tuple[str, str, datetime | None] | None:
-    """The player id and name and the expiry of the live (not expired) token with this hash,
-    with its ``last_used_at`` set to ``now``; None for a token unknown, revoked or expired.
+async def resolve(db: Database, token_hash: str, now: datetime) -> Resolved | None:
+    """The token with this hash (``live`` unless it expired by ``now``), a live one's
+    ``last_used_at`` set to ``now``; None for a token unknown or revoked.
 
     One statement: on PostgreSQL straight on the driver (one round trip), on SQLite in one
     write transaction. A token is resolved afresh per process every ``token_cache_seconds``.
@@ -76,7 +87,12 @@ async def resolve(
         row = await db.transact(work)
     else:
         row = await db.fetchrow_driver(_RESOLVE_PG, token_hash, now)
-    return None if row is None else (str(row[0]), str(row[1]), row[2])
+    if row is None:
+        return None
+    # Live or not is decided here, on the expiry the statement returned, with the same ``now``
+    # (SQLite 3.40 evaluates ``expires_at IS NULL`` in this RETURNING clause as false).
+    expires_at: datetime | None = row[2]
+    return Resolved(str(row[0]), str(row[1]), expires_at, expires_at is None or expires_at > now)
 
 
 async def of_player(session: AsyncSession, player_id: str) -> list[Token]:

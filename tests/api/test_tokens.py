@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
+from fastapi import FastAPI
 
 from alembic import command
 from app.store import Database, run_migrations
@@ -93,6 +94,38 @@ def test_an_expired_token_is_refused(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline
                 time.sleep(0.1)
             assert r.status_code == 401 and r.json()["code"] == "token_expired"
+    finally:
+        server.stop()
+
+
+def test_an_unknown_token_repeated_costs_one_statement(tmp_path: Path) -> None:
+    """A refusal is remembered (before: two reads per request, 40 for these 20)."""
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite'}")
+    statements: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if "tokens" in statement:
+            statements.append(statement)
+
+    try:
+        app = server.uvicorn.config.app
+        assert isinstance(app, FastAPI)
+        db: Database = app.state.db
+        writer = db._writer
+        assert writer is not None
+        engines = [db.engine.sync_engine, writer._inline, writer._waiting]
+        for engine in engines:
+            sa.event.listen(engine, "before_cursor_execute", count)
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            for _ in range(20):
+                r = http.get("/v1/players/me", headers=_auth("not-a-token"))
+                assert (r.status_code, r.json()["code"]) == (401, "unauthorized")
+            assert len(statements) == 1, statements
+            # A token issued after the refusals works at once.
+            token = http.post("/v1/players", json={"name": "Ada"}).json()["token"]
+            assert http.get("/v1/players/me", headers=_auth(token)).status_code == 200
+        for engine in engines:
+            sa.event.remove(engine, "before_cursor_execute", count)
     finally:
         server.stop()
 

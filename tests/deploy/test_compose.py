@@ -5,6 +5,7 @@ a fresh PostgreSQL database; and hadolint on the Dockerfile."""
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import re
 import shutil
@@ -73,6 +74,20 @@ def test_topology_database_and_redis_healthy_then_migrate_once_then_replicas() -
         "app1": {"condition": "service_healthy"},
         "app2": {"condition": "service_healthy"},
     }
+
+
+def test_the_replicas_trust_the_forwarded_address_of_nginx_alone() -> None:
+    """A client's own X-Forwarded-For must not name its address: the replicas trust the header
+    from nginx's fixed address only (not ``*``), an address of the compose network that Docker
+    never gives another container."""
+    compose: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+    found = compose["services"]
+    proxy = ipaddress.ip_address(found["nginx"]["networks"]["default"]["ipv4_address"])
+    (pool,) = compose["networks"]["default"]["ipam"]["config"]
+    assert proxy in ipaddress.ip_network(pool["subnet"])
+    assert proxy not in ipaddress.ip_network(pool["ip_range"])
+    for name in ("app1", "app2"):
+        assert found[name]["environment"]["FORWARDED_ALLOW_IPS"] == str(proxy)
 
 
 def test_compose_validates_the_file() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import stat
 import threading
 import time
 import uuid
@@ -131,3 +133,22 @@ async def test_a_driver_statement_survives_a_dropped_connection() -> None:
         assert (await db.fetchrow_driver("SELECT 3 AS y"))["y"] == 3  # the pool works on
     finally:
         await db.close()
+
+
+async def test_a_new_sqlite_file_and_its_wal_are_the_owners_alone(tmp_path: Path) -> None:
+    """The file holds every game and setting: 0600 with the usual umask (before: 0644)."""
+    path = tmp_path / "private.db"
+    old = os.umask(0o022)
+    try:
+        db = Database(f"sqlite+aiosqlite:///{path}")
+        try:
+            await db.transact(lambda conn: conn.exec_driver_sql("CREATE TABLE t (x INTEGER)"))
+            async with db.read() as session:
+                await session.execute(text("SELECT x FROM t"))
+            files = [path, path.with_name("private.db-wal"), path.with_name("private.db-shm")]
+            modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in files}
+            assert modes == dict.fromkeys(modes, 0o600), {k: oct(v) for k, v in modes.items()}
+        finally:
+            await db.close()
+    finally:
+        os.umask(old)

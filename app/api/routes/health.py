@@ -4,8 +4,11 @@
 - ``/readyz``: runs every check of ``app.state.readiness`` (a ``Readiness``) at once. A failed
   required check (the database) is 503 ``not_ready``: send this process no traffic. A failed
   optional one (Redis) is 200 ``degraded``: the process serves, with less. Either way the body
-  names each check and how it went.
-- ``/metrics``: every metric of the default ``prometheus_client`` registry, as text.
+  names each check and says ``ok`` or ``failed``, nothing more: anyone may ask, and why a
+  check failed (a host name, a driver's message) is for the operator, in the log, written
+  once when a check starts failing (or fails otherwise) and once when it passes again.
+- ``/metrics``: every metric of the default ``prometheus_client`` registry, as text (not served
+  through ``deploy/nginx.conf``: Prometheus scrapes each replica's own port).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ Check = Callable[[], Awaitable[object]]
 # A check that has not answered by then has failed.
 CHECK_TIMEOUT = 2.0
 OK = "ok"
+FAILED = "failed"
 
 
 @dataclass
@@ -41,19 +45,21 @@ class Readiness:
     """The named checks of ``/readyz``: each an async callable that raises when it fails.
 
     ``add("bus", hub.check, required=False)`` adds one; a required check's failure makes the
-    process unready (503), an optional one's only degraded (200).
+    process unready (503), an optional one's only degraded (200). Each change of a check's
+    outcome is logged once (a probe every 250 ms must not write a line each time).
     """
 
     checks: dict[str, tuple[Check, bool]] = field(default_factory=dict)
+    last: dict[str, str] = field(default_factory=dict)
 
     def add(self, name: str, check: Check, *, required: bool = True) -> None:
         self.checks[name] = (check, required)
 
     async def run(self) -> tuple[bool, bool, dict[str, str]]:
-        """(ready, degraded, each check's outcome: ``ok`` or why it failed)."""
+        """(ready, degraded, each check's outcome: ``ok`` or ``failed``)."""
         names = list(self.checks)
         outcomes = await asyncio.gather(*(self._one(n) for n in names))
-        results = dict(zip(names, outcomes, strict=True))
+        results = {n: OK if o == OK else FAILED for n, o in zip(names, outcomes, strict=True)}
         failed = [n for n, outcome in results.items() if outcome != OK]
         ready = not any(self.checks[n][1] for n in failed)
         return ready, bool(failed), results
@@ -64,11 +70,19 @@ class Readiness:
             async with asyncio.timeout(CHECK_TIMEOUT):
                 await check()
         except TimeoutError:
-            return f"no answer within {CHECK_TIMEOUT:g} s"
+            outcome = f"no answer within {CHECK_TIMEOUT:g} s"
         except Exception as exc:
-            log.warning("readiness check %s failed: %s", name, exc)
-            return str(exc) or type(exc).__name__
-        return OK
+            outcome = str(exc) or type(exc).__name__
+        else:
+            outcome = OK
+        before = self.last.get(name, OK)
+        self.last[name] = outcome
+        if outcome != before:
+            if outcome == OK:
+                log.warning("readiness check %s passes again", name)
+            else:
+                log.warning("readiness check %s failed: %s", name, outcome)
+        return outcome
 
 
 class ReadinessOut(BaseModel):
@@ -102,7 +116,7 @@ async def healthz() -> StatusOut:
                 "application/json": {
                     "example": {
                         **error_body("not_ready", "failed: database"),
-                        "checks": {"database": "the database does not answer"},
+                        "checks": {"database": "failed"},
                     }
                 }
             },
