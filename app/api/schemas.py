@@ -752,7 +752,7 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     422: ("malformed body", "invalid_request", "body.card: Value error, not a card: 'ZZ'"),
     429: (
         "over a rate limit: requests per bearer token or client address, or the route's own "
-        "(chat lines per player)",
+        "(new players per client address, chat lines per player and per address)",
         "rate_limited",
         "too many requests for this token",
     ),
