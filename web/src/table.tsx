@@ -9,17 +9,12 @@ import { TableLive } from "./live";
 import { askPermission, listen, yourTurn } from "./notify";
 import { beep, deckPref, setDeckPref, setSound, soundOn } from "./prefs";
 import { PushToggle } from "./push";
-import { ResultBoard } from "./result";
 import { navigate } from "./router";
 import { DeckPicker, NameField } from "./start";
+import { nameOf } from "./table/names";
+import { ResultBoard } from "./table/result";
 import type { DeckDesign, GameEvent, GameView, Legal, TableOut } from "./types";
 import { BOT_LEVELS, BOT_NAMES } from "./types";
-
-export function nameOf(view: TableOut, seat: number | null | undefined): string {
-  if (seat === null || seat === undefined) return "?";
-  const s = view.seats[seat];
-  return s?.player?.name ?? s?.bot_name ?? "—";
-}
 
 export function TablePage(props: { id: string; invite: string | null; switchLang: () => void }) {
   const [player, setPlayer] = useState(me());
