@@ -3,14 +3,15 @@ import { useEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
 import { api, ensurePlayer, me, rememberTable } from "./api";
 import { CardBack, CardFace, cardText } from "./cards";
 import { canClaim, clockNotice, SeatClock } from "./clock";
-import { cardName, lang, t } from "./i18n";
+import { cardName, t } from "./i18n";
 import { checkInvite, type InviteCheck, InviteMismatch, InvitePrompt } from "./invite";
 import { TableLive } from "./live";
-import { askPermission, listen, yourTurn } from "./notify";
+import { listen, yourTurn } from "./notify";
 import { beep, deckPref, setDeckPref, setSound, soundOn } from "./prefs";
-import { PushToggle } from "./push";
 import { navigate } from "./router";
 import { DeckPicker, NameField } from "./start";
+import { Chat } from "./table/chat";
+import { Menu } from "./table/menu";
 import { nameOf } from "./table/names";
 import { ResultBoard } from "./table/result";
 import type { DeckDesign, GameEvent, GameView, Legal, TableOut } from "./types";
@@ -691,145 +692,5 @@ function MyHand(props: {
         })}
       </div>
     </section>
-  );
-}
-
-function Chat({ live, open, onClose }: { live: TableLive; open: boolean; onClose: () => void }) {
-  const [text, setText] = useState("");
-  const lines = live.log.filter((e) => e.type === "chat");
-  const list = useRef<HTMLOListElement>(null);
-  useEffect(() => {
-    list.current?.scrollTo(0, list.current.scrollHeight);
-  }, [lines.length]);
-  const view = live.view;
-  return (
-    <aside class={`chat${open ? " open" : ""}`} aria-label={t("chat")}>
-      <div class="chat-head">
-        <h2>{t("chat")}</h2>
-        <button type="button" class="link chat-close" onClick={onClose}>
-          {t("close")}
-        </button>
-      </div>
-      {lines.length === 0 && <p class="empty">{t("noChat")}</p>}
-      <ol class="lines" ref={list} aria-live="polite">
-        {lines.map((e) => (
-          <li key={e.seq}>
-            <b>{e.player?.name ?? "?"}</b>
-            : {e.text}
-          </li>
-        ))}
-      </ol>
-      {view?.role !== "seat" ? (
-        <p class="empty">{t("chatSeatsOnly")}</p>
-      ) : (
-      <form
-        class="say"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const line = text.trim();
-          if (!line) return;
-          setText("");
-          void api.chat(live.tableId, line).catch((err: unknown) => live.fail(err));
-        }}
-      >
-        <input aria-label={t("say")} placeholder={t("message")} value={text} maxLength={500} onInput={(e) => setText(e.currentTarget.value)} />
-        <button type="submit">{t("send")}</button>
-      </form>
-      )}
-    </aside>
-  );
-}
-
-function Menu(props: {
-  view: TableOut;
-  live: TableLive;
-  sound: boolean;
-  onSound: () => void;
-  switchLang: () => void;
-  onClose: () => void;
-}) {
-  const { view, live, sound, onSound, switchLang, onClose } = props;
-  const [confirm, setConfirm] = useState(false);
-  const [copied, setCopied] = useState(false);
-  const dialog = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    dialog.current?.querySelector<HTMLButtonElement>("button")?.focus();
-  }, []);
-  const playing = view.you !== null && view.game?.match.status === "playing";
-  const deck = (view.you !== null && view.seats[view.you]?.deck_design) || deckPref();
-  return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
-      <div class="panel menu" role="dialog" aria-modal="true" aria-label={t("menu")} ref={dialog}>
-        <button type="button" onClick={onClose}>
-          {t("close")}
-        </button>
-        <button type="button" onClick={() => navigate("/")}>
-          {t("home")}
-        </button>
-        <button type="button" onClick={onSound}>
-          {t("sound")}: {sound ? t("on") : t("off")}
-        </button>
-        <button type="button" onClick={() => void document.documentElement.requestFullscreen?.().catch(() => undefined)}>
-          {t("fullscreen")}
-        </button>
-        <button type="button" onClick={switchLang} lang={lang === "pt" ? "en" : "pt"}>
-          {t("language")}
-        </button>
-        <PushToggle
-          fallback={
-            "Notification" in window &&
-            Notification.permission === "default" && (
-              <button type="button" onClick={askPermission}>
-                {t("notifications")}
-              </button>
-            )
-          }
-        />
-        {view.you !== null && (
-          <button
-            type="button"
-            onClick={() => {
-              // The token rides in the fragment, which never reaches a server's logs.
-              const link = `${location.origin}/t/${view.table_id}#token=${me()?.token ?? ""}`;
-              void navigator.clipboard?.writeText(link).then(() => setCopied(true));
-            }}
-          >
-            {copied ? t("copied") : t("deviceLink")}
-          </button>
-        )}
-        <DeckPicker
-          value={deck}
-          onPick={(d) => {
-            setDeckPref(d);
-            if (view.you !== null) void live.command(() => api.deck(view.table_id, d));
-            else live.accept({ ...view }, true);
-          }}
-        />
-        <p class="keys">{t("keysHelp")}</p>
-        {playing && !confirm && (
-          <button type="button" class="danger" onClick={() => setConfirm(true)}>
-            {t("resign")}
-          </button>
-        )}
-        {playing && confirm && (
-          <div class="confirm" role="alertdialog" aria-label={t("resign")}>
-            <p>{t("resignConfirm", { name: nameOf(view, 1 - (view.you ?? 0)) })}</p>
-            <button
-              type="button"
-              class="danger"
-              onClick={() => {
-                void live.command(() => api.move(view.table_id, "resign"));
-                onClose();
-              }}
-            >
-              {t("yesResign")}
-            </button>
-            <button type="button" onClick={() => setConfirm(false)}>
-              {t("cancel")}
-            </button>
-          </div>
-        )}
-      </div>
-    </div>
   );
 }
