@@ -4,12 +4,13 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { CardBack, CardFace, cardText } from "../cards";
 import { canClaim, clockNotice, SeatClock } from "../clock";
-import { cardName, t } from "../i18n";
+import { t } from "../i18n";
 import type { TableLive } from "../live";
 import type { GameEvent, GameView, TableOut } from "../types";
 import { ActionBar } from "./actions";
 import { MyHand } from "./hand";
 import { nameOf } from "./names";
+import { Piles } from "./piles";
 import { ResultBoard } from "./result";
 
 function describe(view: TableOut, event: GameEvent | undefined): string {
@@ -81,44 +82,13 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
     }
   }
   const notice = clockNotice(view, (seat) => nameOf(view, seat));
-  const top_card = hand.discard_pile[hand.discard_pile.length - 1];
-  const canDrawStock = actions.has("draw_stock");
-  const canTakePile = actions.has("draw_discard") || actions.has("take_upcard");
-  const takePile = () => move(actions.has("take_upcard") ? "moves/take-upcard" : "moves/draw", actions.has("take_upcard") ? {} : { source: "discard" });
 
   return (
     <div class={`game${myTurn ? " my-turn" : ""}`} data-version={view.version} data-phase={hand.phase}>
       <Scoreboard view={view} game={game} bottom={bottom} />
       <SeatZone view={view} game={game} seat={top} />
       <div class="center">
-        <div class={`pile stock${stockEnding ? " ending" : ""}`}>
-          {canDrawStock ? (
-            <button
-              type="button"
-              class="pile-button"
-              data-nav="up"
-              aria-label={t("stockCards", { n: hand.stock_size })}
-              onClick={() => move("moves/draw", { source: "stock" })}
-            >
-              <CardBack />
-            </button>
-          ) : (
-            <CardBack />
-          )}
-          <span class="pile-count">{t("stockCount", { n: hand.stock_size })}</span>
-        </div>
-        <div class="pile pile-discard" data-drop="discard">
-          {top_card && canTakePile ? (
-            <button type="button" class="pile-button" data-nav="up" aria-label={t("discardTop", { card: cardName(top_card) })} onClick={takePile}>
-              <CardFace code={top_card} labelled={false} />
-            </button>
-          ) : top_card ? (
-            <CardFace code={top_card} />
-          ) : (
-            <span class="card empty" aria-label={t("discardEmpty")} role="img" />
-          )}
-          <span class="pile-count">{t("discardPile")}</span>
-        </div>
+        <Piles hand={hand} actions={actions} stockEnding={stockEnding} move={move} />
         <div class="status">
           <p class="last-event" aria-live="polite">
             {describe(view, lastEvent)}
