@@ -1,5 +1,5 @@
 // The table page: waiting room, the hand in play, the result board, chat and menu.
-import { useEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useReducer, useState } from "preact/hooks";
 import { api, ensurePlayer, me, rememberTable } from "./api";
 import { t } from "./i18n";
 import { checkInvite, type InviteCheck, InviteMismatch, InvitePrompt } from "./invite";
@@ -10,10 +10,10 @@ import { navigate } from "./router";
 import { DeckPicker, NameField } from "./start";
 import { Game } from "./table/board";
 import { Chat } from "./table/chat";
+import { useKeys } from "./table/keys";
 import { Menu } from "./table/menu";
-import { nameOf } from "./table/names";
-import type { DeckDesign, TableOut } from "./types";
-import { BOT_LEVELS, BOT_NAMES } from "./types";
+import { WaitingRoom } from "./table/waiting";
+import type { DeckDesign } from "./types";
 
 export function TablePage(props: { id: string; invite: string | null; switchLang: () => void }) {
   const [player, setPlayer] = useState(me());
@@ -51,25 +51,6 @@ function NameGate({ onDone }: { onDone: () => void }) {
       </main>
     </div>
   );
-}
-
-function useKeys(handlers: Record<string, () => void>): void {
-  const ref = useRef(handlers);
-  ref.current = handlers;
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement;
-      const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
-      if (e.ctrlKey || e.metaKey || e.altKey || (typing && e.key !== "Escape")) return;
-      const handler = ref.current[e.key.length === 1 ? e.key.toLowerCase() : e.key];
-      if (handler) {
-        e.preventDefault();
-        handler();
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, []);
 }
 
 function Table({ id, invite, switchLang }: { id: string; invite: string | null; switchLang: () => void }) {
@@ -215,67 +196,5 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
         />
       )}
     </div>
-  );
-}
-
-function WaitingRoom({ view, live }: { view: TableOut; live: TableLive }) {
-  const [copied, setCopied] = useState(false);
-  const link = view.invite_code ? `${location.origin}/t/${view.table_id}?invite=${view.invite_code}` : null;
-  const seat1Empty = !view.seats[1]?.player && !view.seats[1]?.bot_level;
-  const copy = async () => {
-    if (!link) return;
-    try {
-      await navigator.clipboard.writeText(link);
-    } catch {
-      const input = document.getElementById("invite-link") as HTMLInputElement | null;
-      input?.select();
-      document.execCommand("copy");
-    }
-    setCopied(true);
-  };
-  return (
-    <section class="panel waiting">
-      <ul class="seats">
-        {[0, 1].map((s) => (
-          <li key={s}>
-            <b>{nameOf(view, s)}</b>
-            {view.seats[s]?.bot_level && <span class="badge">{t("bot")}</span>}
-            {view.you === s && <span class="badge">{t("you")}</span>}
-          </li>
-        ))}
-      </ul>
-      {view.you === 0 && link && seat1Empty && (
-        <div class="invite">
-          <label for="invite-link">{t("inviteLink")}</label>
-          <div class="row">
-            <input id="invite-link" readOnly value={link} onFocus={(e) => e.currentTarget.select()} />
-            <button type="button" class="primary" onClick={() => void copy()}>
-              {copied ? t("copied") : t("copy")}
-            </button>
-          </div>
-          <p>{t("waitingOpponent")}</p>
-          <p>{t("fillBot")}:</p>
-          <div class="bots">
-            {BOT_LEVELS.map((level) => (
-              <button
-                type="button"
-                key={level}
-                class="bot"
-                onClick={() => void live.command(() => api.seatBot(view.table_id, level))}
-              >
-                <b>{BOT_NAMES[level]}</b> <small>{t(level)}</small>
-              </button>
-            ))}
-          </div>
-        </div>
-      )}
-      {view.you === 0 && view.status === "ready" && (
-        <button type="button" class="primary big" onClick={() => void live.command(() => api.start(view.table_id))}>
-          {t("start")}
-        </button>
-      )}
-      {view.you === 1 && <p>{t("waitingStart", { name: nameOf(view, 0) })}</p>}
-      {view.you === null && <p>{t("spectating")}</p>}
-    </section>
   );
 }
