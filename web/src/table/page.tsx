@@ -1,19 +1,20 @@
-// The table page: waiting room, the hand in play, the result board, chat and menu.
+// The table page: the name gate, the invite question, the top bar (chat, menu), the board or
+// the waiting room, chat, the menu, and the error toast.
 import { useEffect, useMemo, useReducer, useState } from "preact/hooks";
-import { api, ensurePlayer, me, rememberTable } from "./api";
-import { t } from "./i18n";
-import { checkInvite, type InviteCheck, InviteMismatch, InvitePrompt } from "./invite";
-import { TableLive } from "./live";
-import { listen, yourTurn } from "./notify";
-import { beep, deckPref, setDeckPref, setSound, soundOn } from "./prefs";
-import { navigate } from "./router";
-import { DeckPicker, NameField } from "./start";
-import { Game } from "./table/board";
-import { Chat } from "./table/chat";
-import { useKeys } from "./table/keys";
-import { Menu } from "./table/menu";
-import { WaitingRoom } from "./table/waiting";
-import type { DeckDesign } from "./types";
+import { api, ensurePlayer, me, rememberTable } from "../api";
+import { t } from "../i18n";
+import { checkInvite, type InviteCheck, InviteMismatch, InvitePrompt } from "../invite";
+import { TableLive } from "../live";
+import { listen, yourTurn } from "../notify";
+import { beep, deckPref, setDeckPref, setSound, soundOn } from "../prefs";
+import { navigate } from "../router";
+import { DeckPicker, NameField } from "../start";
+import type { DeckDesign } from "../types";
+import { Game } from "./board";
+import { Chat } from "./chat";
+import { useKeys } from "./keys";
+import { Menu } from "./menu";
+import { WaitingRoom } from "./waiting";
 
 export function TablePage(props: { id: string; invite: string | null; switchLang: () => void }) {
   const [player, setPlayer] = useState(me());
