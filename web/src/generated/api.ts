@@ -1928,6 +1928,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     join_v1_invites__code__post: {
@@ -2011,6 +2022,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     leaderboard_v1_leaderboards__category__get: {
@@ -2048,6 +2070,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2099,6 +2132,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2185,6 +2229,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     my_matches_v1_players_me_matches_get: {
@@ -2208,6 +2263,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,6 +2309,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     notification_settings_v1_players_me_notifications_get: {
@@ -2266,6 +2343,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2411,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     notification_deliveries_v1_players_me_notifications_deliveries_get: {
@@ -2364,6 +2463,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     subscriptions_v1_players_me_push_subscriptions_get: {
@@ -2396,6 +2506,17 @@ export interface operations {
             /** @description unknown table */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2462,6 +2583,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     unsubscribe_v1_players_me_push_subscriptions__subscription_id__delete: {
@@ -2511,6 +2643,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     my_tokens_v1_players_me_tokens_get: {
@@ -2534,6 +2677,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2591,6 +2745,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     rotate_token_v1_players_me_tokens_rotate_post: {
@@ -2614,6 +2779,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2839,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2720,6 +2907,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     delete_webhook_v1_players_me_webhook_delete: {
@@ -2743,6 +2941,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2781,6 +2990,17 @@ export interface operations {
             /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,6 +3047,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     push_key_v1_push_key_get: {
@@ -2850,6 +3081,17 @@ export interface operations {
             /** @description unknown table */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2919,6 +3161,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     get_table_v1_tables__table_id__get: {
@@ -2962,6 +3215,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3051,6 +3315,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     remove_bot_v1_tables__table_id__bot_delete: {
@@ -3124,6 +3399,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,9 +3499,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description too many chat lines */
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
             429: {
                 headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3593,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     choose_deck_v1_tables__table_id__deck_put: {
@@ -3388,6 +3687,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     events_v1_tables__table_id__events_get: {
@@ -3443,6 +3753,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     hand_v1_tables__table_id__hands__number__get: {
@@ -3490,6 +3811,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3579,6 +3911,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     discard_v1_tables__table_id__moves_discard_post: {
@@ -3656,6 +3999,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3745,6 +4099,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     knock_v1_tables__table_id__moves_knock_post: {
@@ -3822,6 +4187,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,6 +4287,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     take_upcard_v1_tables__table_id__moves_take_upcard_post: {
@@ -3988,6 +4375,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4077,6 +4475,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     rematch_v1_tables__table_id__rematch_post: {
@@ -4154,6 +4563,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4243,6 +4663,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     start_v1_tables__table_id__start_post: {
@@ -4326,6 +4757,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     create_ticket_v1_ws_tickets_post: {
@@ -4349,6 +4791,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (chat lines per player) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
