@@ -4813,3 +4813,40 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsV1PlayersMeNotificationsDeliveriesGetParametersQueryStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/players/me/notifications/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
+export const bankClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BankClockIn"]["autoplay_level"]> = ["easy", "medium", "hard"];
+export const bankClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BankClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
+export const botBodyLevelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotBody"]["level"]> = ["easy", "medium", "hard"];
+export const clockOutAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["autoplay_level"]> = ["easy", "medium", "hard"];
+export const clockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["control"]> = ["bank", "per_move"];
+export const clockOutPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["policy"]> = ["claim", "forfeit", "autoplay"];
+export const deckBodyDesignValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckBody"]["design"]> = ["classic", "royal", "neon", "forest"];
+export const deliveryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryOut"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
+export const drawBodySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawBody"]["source"]> = ["stock", "discard"];
+export const handOutEnded_byValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandOut"]["ended_by"]> = ["hand_over", "resignation", "timeout", "abandoned", "aborted"];
+export const inviteOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InviteOut"]["status"]> = ["waiting", "ready", "playing", "finished"];
+export const joinBodyDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinBody"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const matchRecordOutReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MatchRecordOut"]["reason"]> = ["target", "resignation", "timeout", "abandoned"];
+export const matchRecordOutResultValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MatchRecordOut"]["result"]> = ["win", "loss"];
+export const noClockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoClockOut"]["control"]> = ["none"];
+export const notificationSettingsInRemindersAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsIn"]["reminders"]> = ["each_turn", "digest", "none"];
+export const notificationSettingsOutRemindersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsOut"]["reminders"]> = ["each_turn", "digest", "none"];
+export const perMoveClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["autoplay_level"]> = ["easy", "medium", "hard"];
+export const perMoveClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
+export const readinessOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReadinessOut"]["status"]> = ["ok", "degraded"];
+export const seatOutDeck_designAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatOut"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const tableCreateDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const tableCreatePresetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["preset"]> = ["standard", "cardems", "reino", "classic", "oklahoma"];
+export const tableCreateRulesFirst_dealerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["rules"]["first_dealer"]> = ["random", "seat0", "seat1"];
+export const tableCreateRulesLayoffValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["rules"]["layoff"]> = ["joint", "arrange_first"];
+export const tableOutRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableOut"]["role"]> = ["seat", "spectator"];
+export const tableOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableOut"]["status"]> = ["waiting", "ready", "playing", "finished"];
+export const webhookOutRemindersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookOut"]["reminders"]> = ["each_turn", "digest", "none"];

@@ -1,11 +1,11 @@
 // The hand result board and the match result: what the game did, as the server settled it.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "./api";
-import { CardFace, CardGroup, cardText } from "./cards";
-import { t, type Key } from "./i18n";
-import type { TableLive } from "./live";
-import { nameOf } from "./table";
-import type { GameView, HandOut, HandResult, TableOut } from "./types";
+import { api } from "../api";
+import { CardFace, CardGroup, cardText } from "../cards";
+import { t, type Key } from "../i18n";
+import type { TableLive } from "../live";
+import type { GameView, HandOut, HandResult, TableOut } from "../types";
+import { nameOf } from "./names";
 
 function FairCheck({ tableId, match, hand }: { tableId: string; match: number; hand: number }) {
   const [out, setOut] = useState<HandOut | null>(null);
