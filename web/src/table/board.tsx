@@ -144,7 +144,7 @@ function Scoreboard({ view, game, bottom }: { view: TableOut; game: GameView; bo
   return (
     <div class="scoreboard">
       <span class="score me">
-        <span class="who">{nameOf(view, bottom)}</span> <b data-score={bottom}>{game.match.scores[bottom]}</b>
+        <span class="who name" title={nameOf(view, bottom)}>{nameOf(view, bottom)}</span> <b data-score={bottom}>{game.match.scores[bottom]}</b>
         {game.hand.dealer === bottom && <span class="badge">{t("dealer")}</span>}
         <SeatClock view={view} seat={bottom} />
       </span>
@@ -154,7 +154,7 @@ function Scoreboard({ view, game, bottom }: { view: TableOut; game: GameView; bo
         </span>
       )}
       <span class="score opp">
-        <span class="who">{nameOf(view, top)}</span> <b data-score={top}>{game.match.scores[top]}</b>
+        <span class="who name" title={nameOf(view, top)}>{nameOf(view, top)}</span> <b data-score={top}>{game.match.scores[top]}</b>
         <SeatClock view={view} seat={top} />
       </span>
       <span class="meta">
@@ -172,7 +172,7 @@ function SeatZone({ view, game, seat }: { view: TableOut; game: GameView; seat: 
   return (
     <section class={`seat-zone${turn ? " turn" : ""}`} aria-label={nameOf(view, seat)}>
       <div class="seat-name">
-        <b>{nameOf(view, seat)}</b>
+        <b class="name" title={nameOf(view, seat)}>{nameOf(view, seat)}</b>
         {view.seats[seat]?.bot_level && <span class="badge">{t("bot")}</span>}
         {game.hand.dealer === seat && <span class="badge">{t("dealer")}</span>}
         <span class="card-count">{t("cardsInHand", { n: info?.card_count ?? 0 })}</span>

@@ -24,7 +24,7 @@ export function Chat({ live, open, onClose }: { live: TableLive; open: boolean; 
       <ol class="lines" ref={list} aria-live="polite">
         {lines.map((e) => (
           <li key={e.seq}>
-            <b>{e.player?.name ?? "?"}</b>
+            <b class="name" title={e.player?.name}>{e.player?.name ?? "?"}</b>
             : {e.text}
           </li>
         ))}

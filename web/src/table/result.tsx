@@ -44,7 +44,8 @@ function SideHand(props: {
   return (
     <div class="side" data-seat={seat}>
       <h3>
-        {nameOf(view, seat)} {note && <span class="badge">{note}</span>}
+        <span class="name" title={nameOf(view, seat)}>{nameOf(view, seat)}</span>{" "}
+        {note && <span class="badge">{note}</span>}
       </h3>
       {melds.length > 0 && <span class="caption">{t("melds")}</span>}
       <div class="melds" aria-label={t("melds")}>
@@ -159,7 +160,7 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
           <tbody>
             {[0, 1].map((seat) => (
               <tr key={seat}>
-                <th scope="row">{nameOf(view, seat)}</th>
+                <th scope="row" class="name" title={nameOf(view, seat)}>{nameOf(view, seat)}</th>
                 <td>{match.scores[seat]}</td>
                 {finished && match.bonuses && (
                   <>

@@ -28,7 +28,7 @@ export function WaitingRoom({ view, live }: { view: TableOut; live: TableLive })
       <ul class="seats">
         {[0, 1].map((s) => (
           <li key={s}>
-            <b>{nameOf(view, s)}</b>
+            <b class="name" title={nameOf(view, s)}>{nameOf(view, s)}</b>
             {view.seats[s]?.bot_level && <span class="badge">{t("bot")}</span>}
             {view.you === s && <span class="badge">{t("you")}</span>}
           </li>
