@@ -48,7 +48,6 @@ from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
 from app.service.bus import RedisBus
-from app.service.clocks import DeadlineRunner, Minimums
 from app.service.hub import Hub
 from app.service.notifications import (
     Channel,
@@ -63,8 +62,10 @@ from app.service.tickets import Tickets
 from app.service.tokens import Tokens
 from app.service.webhooks import Targets, WebhookSender
 from app.service.webpush import WebPushChannel
+from app.service.workers.deadlines import DeadlineRunner
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
+from app.table.clock import Minimums
 
 log = logging.getLogger(__name__)
 

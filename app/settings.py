@@ -165,8 +165,9 @@ class Settings(BaseSettings):
         extra = [o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip()]
         return list(dict.fromkeys([own, *extra]))
 
-    # Clocks (``app.service.clocks``): how often each process looks for due deadlines (the
-    # timeout's lateness is at most about this), how long its claim on one lasts unrenewed,
+    # Clocks (``app.service.workers.deadlines``): how often each process looks for due
+    # deadlines (the timeout's lateness is at most about this), how long its claim on one lasts
+    # unrenewed,
     # and after how many days without a move the waiting player may claim a match.
     clock_scan_interval: float = 0.25
     clock_lease_seconds: float = 5.0

@@ -44,15 +44,15 @@ from datetime import timedelta
 from typing import Any
 
 from app.engine import Action, RuleError
+from app.errors import NotFoundError, ServiceError
 from app.service.bot_pool import BotPool
-from app.service.commands import Actor, Play
-from app.service.errors import NotFoundError, ServiceError
 from app.service.hub import Subscription
 from app.service.tables import TableService
 from app.store import repo
 from app.store.db import is_unavailable
-from app.store.models import utcnow
-from app.store.repo import Loaded, StoredEvent
+from app.table.commands import Actor, Play
+from app.table.model import Loaded, StoredEvent
+from app.table.time import utcnow
 
 log = logging.getLogger(__name__)
 

@@ -53,13 +53,13 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, Row
 
-from app.service.errors import ConflictError, InvalidError
+from app.errors import ConflictError, InvalidError
 from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
 from app.store import Database
 from app.store import outbox as store
 from app.store.db import is_unavailable
-from app.store.models import NotificationSettings, utcnow
-from app.store.repo import Change, Loaded
+from app.store.models import NotificationSettings
+from app.table.time import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -519,34 +519,6 @@ class Outcome:
                 channels_done=self.done,
                 error=self.error,
             )
-
-
-def time_running_out(
-    loaded: Loaded, change: Change, now: datetime, fraction: float
-) -> store.Note | None:
-    """The ``time_running_out`` notice of a turn that ``change`` starts on a clocked table: due
-    when ``fraction`` of the turn's time is left (``notify_time_running_out``), for the person
-    to move. The dispatcher drops it (``stale``) if the deadline has changed by then."""
-    clock = change.clock
-    if fraction <= 0 or clock is None or clock.deadline is None:
-        return None
-    seat, since = clock.state.get("seat"), clock.state.get("since")
-    if seat is None or clock.state.get("expired") is not None:
-        return None
-    before = loaded.clock
-    if before is not None and before.get("seat") == seat and before.get("since") == since:
-        return None  # the same turn goes on
-    info = next((s for s in [*change.seats, *loaded.seats] if s.seat == seat), None)
-    if info is None or info.player_id is None:
-        return None
-    left = (clock.deadline - now).total_seconds() * fraction
-    return store.Note.new(
-        info.player_id,
-        "time_running_out",
-        loaded.table.id,
-        {"seat": seat, "deadline": clock.deadline.isoformat(), "remaining_seconds": round(left, 3)},
-        not_before=clock.deadline - timedelta(seconds=left),
-    )
 
 
 class Preferences:

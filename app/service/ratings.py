@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 
 from sqlalchemy import Connection
@@ -27,11 +26,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.bots import DISPLAY_NAMES
 from app.engine import MatchState
-from app.service.errors import InvalidError, NotFoundError
-from app.service.glicko2 import Game, Glicko, inflate, rate
-from app.store import Database, repo
+from app.errors import InvalidError, NotFoundError
+from app.store import Database
 from app.store import ratings as store
-from app.store.models import Rating, utcnow
+from app.store.models import Rating
+from app.table.glicko2 import Game, Glicko, inflate, rate
+from app.table.model import Change, Loaded
+from app.table.project import finishes
+from app.table.time import utcnow
 
 TAU = 0.5  # Glicko-2's system constant: how fast volatility may move (0.3-1.2 advised)
 START = Glicko(1500.0, 350.0, 0.06)
@@ -86,13 +88,14 @@ def check_rated(rated: bool, overrides: dict[str, Any]) -> None:
         )
 
 
-def attach(loaded: repo.Loaded, change: repo.Change) -> None:
-    """If ``change`` finishes a match of a rated table, add the rating update to its writes."""
-    if loaded.table.rated and repo.finishes(loaded, change):
+def attach(loaded: Loaded, change: Change) -> None:
+    """If ``change`` finishes a match of a rated table, say so: the pipeline rates it in the
+    change's transaction (``rate_match``)."""
+    if loaded.table.rated and finishes(loaded, change):
         assert change.state is not None
         if change.state.winner is None:
             return  # aborted before a seat's first move: no result, no rating moves
-        change.writes.append(partial(_rate_match, loaded, change.state))
+        change.rated_result = True
 
 
 def current(row: Rating | None, now: datetime) -> Glicko:
@@ -103,7 +106,7 @@ def current(row: Rating | None, now: datetime) -> Glicko:
     return inflate(stored, (now - row.last_played_at) / PERIOD, MAX_DEVIATION)
 
 
-def _rate_match(loaded: repo.Loaded, state: MatchState, conn: Connection) -> None:
+def rate_match(conn: Connection, loaded: Loaded, state: MatchState) -> None:
     """Rate the finished match in the transaction that records it."""
     assert state.winner is not None
     now = utcnow()

@@ -19,7 +19,7 @@ from app.bots import DISPLAY_NAMES
 from app.engine import Event, MatchState
 from app.engine.game import ABORTED, FORFEIT, NEXT_HAND
 from app.engine.verify import FORMAT, VERSION
-from app.service.errors import ConflictError, NotFoundError
+from app.errors import ConflictError, NotFoundError
 from app.store import Database, repo
 from app.store import records as store
 from app.store.models import EventRow, FinishedMatch

@@ -24,7 +24,7 @@ Other entry points for transport code: ``authenticate(token) -> Actor``, ``load(
 Loaded`` (state plus ``loaded.table.version`` / ``last_seq``), ``table_view(table_id, actor)``,
 ``events_since(table_id, since, seat)`` (redacted, each with its ``seq``), ``log_since(table_id,
 since, limit)`` (the same log unredacted, as ``StoredEvent``), ``hand_events(loaded, seat)`` (the
-current hand's events, redacted), ``redact(stored, seat)``.
+current hand's events, redacted); ``app.table.views.event_for(stored, seat)`` redacts one.
 """
 
 from __future__ import annotations
@@ -44,25 +44,28 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from app.bots import DISPLAY_NAMES
-from app.engine import Event, RuleError, make_ruleset, view
+from app.bus.message import Sent
+from app.engine import Event, MatchState, RuleError, make_ruleset
 from app.engine.cards import commitment
-from app.logs import annotate
-from app.metrics import MOVE_COMMIT, TABLE_LOADS
-from app.service import clocks, names, notifications, ratings
-from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
-from app.service.errors import (
+from app.errors import (
     ConflictError,
     NotFoundError,
     ServiceError,
 )
+from app.logs import annotate
+from app.metrics import MOVE_COMMIT, TABLE_LOADS
+from app.service import names, ratings
 from app.service.hub import Hub, Notification
 from app.service.lru import LRU
 from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
 from app.store import Database, repo
-from app.store.models import Seat, Table, utcnow
-from app.store.outbox import Note
-from app.store.repo import Change, Committed, Loaded, SeatInfo, Sent, StoredEvent, TableRow
+from app.table import clock as clocks
+from app.table import notes, views
+from app.table.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
+from app.table.model import Change, Committed, Loaded, Note, SeatInfo, StoredEvent, TableRow
+from app.table.project import project
+from app.table.time import utcnow
 
 # In-process cache: the latest state of recently played tables.
 TABLE_CACHE = 4096
@@ -219,7 +222,7 @@ class TableService:
         rules = make_ruleset(preset, overrides)
         ratings.check_rated(rated, overrides)
         clock_state = clocks.parse_control(clock, self.clock_minimums)
-        table = Table(
+        table = TableRow(
             id=uuid.uuid4().hex,
             created_by=actor.player_id,
             preset=preset,
@@ -232,14 +235,6 @@ class TableService:
             created_at=utcnow(),
             rated=rated,
         )
-        seat = Seat(
-            table_id=table.id,
-            seat=0,
-            player_id=actor.player_id,
-            bot_level=None,
-            deck_design=deck_design,
-            joined_at=utcnow(),
-        )
         created = Event(
             "table_created",
             {
@@ -251,7 +246,7 @@ class TableService:
             },
         )
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
-        body = self.render(Loaded(TableRow.of(table), seats, None, clock_state), actor)
+        body = self.render(Loaded(table, seats, None, clock_state), actor)
 
         cap = self.max_open_tables
         if cap:  # a read first: a refusal then costs no write transaction
@@ -262,7 +257,7 @@ class TableService:
         def write(conn: Connection) -> None:
             if cap and repo.open_tables(conn, actor.player_id) >= cap:
                 raise _too_many_tables(cap)
-            repo.add_table(conn, table, seat, created, clock_state)
+            repo.add_table(conn, table, seats[0], created, clock_state)
             _remember(conn, actor, idempotency, 201, body)
 
         try:
@@ -331,33 +326,16 @@ class TableService:
         return self.render(await self.load(table_id), actor)
 
     def render(self, loaded: Loaded, actor: Actor | None) -> dict[str, Any]:
-        table = loaded.table
-        seat = seat_of(loaded, actor)
-        out: dict[str, Any] = {
-            "table_id": table.id,
-            "version": table.version,
-            "seq": table.last_seq,
-            "status": table.status,
-            "preset": table.preset,
-            "rated": table.rated,
-            "rules": table.rules,
-            "match_number": table.match_number,
-            "you": seat,
-            "role": "spectator" if seat is None else "seat",
-            "seats": [_seat_json(loaded, s) for s in (0, 1)],
-            "game": None if loaded.state is None else view(loaded.state, seat),
-            "clock": clocks.clock_view(loaded.clock, utcnow()),
-        }
-        if seat == 0 and loaded.seat_info(1) is None:
-            out["invite_code"] = table.invite_code
-            out["invite_url"] = f"{self.public_url}/v1/invites/{table.invite_code}"
-        return out
+        """The table's JSON as ``actor`` may see it (``app.table.views``)."""
+        return views.table_view(loaded, seat_of(loaded, actor), utcnow(), self.public_url)
 
     async def events_since(
         self, table_id: str, since: int, seat: int | None, limit: int | None = None
     ) -> list[dict[str, Any]]:
         """The log after seq ``since``, each event redacted for ``seat`` (None: spectator)."""
-        return [redact(stored, seat) for stored in await self.log_since(table_id, since, limit)]
+        return [
+            views.event_for(stored, seat) for stored in await self.log_since(table_id, since, limit)
+        ]
 
     async def hand_events(self, loaded: Loaded, seat: int) -> list[dict[str, Any]]:
         """The events of the current hand of ``loaded`` so far, each redacted for ``seat``."""
@@ -368,7 +346,7 @@ class TableService:
         async with self.db.read() as session:
             number = state.hand.number
             stored = await repo.hand_events(session, table.id, table.match_number, number)
-        return [redact(s, seat) for s in stored]
+        return [views.event_for(s, seat) for s in stored]
 
     async def log_since(
         self, table_id: str, since: int, limit: int | None = None
@@ -407,8 +385,20 @@ class TableService:
                     table_id, actor, command, expected_version, cached=cached
                 )
                 fresh_attempts += fresh
+                # A rated result: the table it finished on, and the final state.
+                rated = (loaded, change.state) if change.rated_result and change.state else None
 
-                def remember(conn: Connection, committed: Committed) -> dict[str, Any]:
+                def also(
+                    conn: Connection,
+                    committed: Committed,
+                    rated: tuple[Loaded, MatchState] | None = rated,
+                ) -> dict[str, Any] | None:
+                    # The same transaction, after the table's writes: a rated result's
+                    # ratings, then the response kept under the Idempotency-Key.
+                    if rated is not None:
+                        ratings.rate_match(conn, *rated)
+                    if idempotency is None:
+                        return None
                     body = self._response(committed, actor)
                     _remember(conn, actor, idempotency, 200, body)
                     return body
@@ -416,8 +406,9 @@ class TableService:
                 started = time.perf_counter()
                 try:
                     # Without a key the body is rendered after the commit.
+                    needs_also = idempotency is not None or rated is not None
                     committed, saved = await repo.commit(
-                        self.db, loaded, change, None if idempotency is None else remember
+                        self.db, loaded, change, also if needs_also else None
                     )
                 except repo.VersionConflictError:
                     # Another process wrote the table: our cache of it is stale, and a
@@ -548,7 +539,7 @@ class TableService:
         return {
             "version": committed.version,
             "seq": committed.last_seq,
-            "events": [redact(s, seat) for s in committed.stored],
+            "events": [views.event_for(s, seat) for s in committed.stored],
             "table": self.render(committed.after, actor),
         }
 
@@ -617,12 +608,8 @@ def _decide_on(
     clocks.attach(loaded, change, actor, now)
     ratings.attach(loaded, change)
     # The notifications it causes, written with it (``app.store.outbox``) and sent live.
-    after = repo.project(loaded, change)
-    change.notes = [
-        Note.new(n.player_id, n.type, n.table_id, n.data)
-        for n in _notifications(loaded, after, actor)
-    ]
-    warning = notifications.time_running_out(loaded, change, now, warn_at)
+    change.notes = notes.caused(loaded, project(loaded, change, now), actor)
+    warning = notes.time_running_out(loaded, change, now, warn_at)
     if warning is not None:
         change.notes.append(warning)
     return change
@@ -640,14 +627,6 @@ def _live(note: Note) -> Notification:
     return Notification(note.player_id, note.kind, note.table_id or "", note.payload)
 
 
-def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
-    """A logged event as ``seat`` (None: a spectator) may receive it, with its seq; one with
-    nothing for that recipient (the seats' chat, for a spectator) is a ``skip``."""
-    if not stored.event.visible_to(seat):
-        return {"seq": stored.seq, "type": "skip"}
-    return {"seq": stored.seq, **stored.event.for_recipient(seat)}
-
-
 def _order(entry: Loaded | Sent) -> tuple[int, int]:
     if isinstance(entry, Sent):
         return entry.order
@@ -663,72 +642,3 @@ def _too_many_tables(cap: int) -> ConflictError:
 def _stale(current: int | None, expected: int | None) -> ConflictError:
     now = "" if current is None else f"; the table is at version {current}"
     return ConflictError("stale_version", f"the table changed since version {expected}{now}")
-
-
-def _seat_json(loaded: Loaded, seat: int) -> dict[str, Any]:
-    info = loaded.seat_info(seat)
-    if info is None:
-        return {
-            "seat": seat,
-            "player": None,
-            "bot_level": None,
-            "bot_name": None,
-            "deck_design": None,
-        }
-    player = None if info.player_id is None else {"id": info.player_id, "name": info.player_name}
-    return {
-        "seat": seat,
-        "player": player,
-        "bot_level": info.bot_level,
-        "bot_name": None if info.bot_level is None else DISPLAY_NAMES.get(info.bot_level),
-        "deck_design": info.deck_design,
-    }
-
-
-def _notifications(before: Loaded, after: Loaded, actor: Actor) -> list[Notification]:
-    """your_turn when the turn passes to a player, opponent_joined, match_finished."""
-    table_id = after.table.id
-    out: list[Notification] = []
-    joined = after.seat_info(1)
-    if before.seat_info(1) is None and joined is not None and joined.player_id is not None:
-        creator = after.seat_info(0)
-        if creator is not None and creator.player_id is not None:
-            out.append(
-                Notification(
-                    creator.player_id,
-                    "opponent_joined",
-                    table_id,
-                    {"player": {"id": joined.player_id, "name": joined.player_name}},
-                )
-            )
-    state = after.state
-    if state is None or state is before.state:
-        return out
-    if state.status == "finished" and (before.state is None or before.state.status != "finished"):
-        for info in after.seats:
-            if info.player_id is not None:
-                out.append(
-                    Notification(
-                        info.player_id,
-                        "match_finished",
-                        table_id,
-                        {
-                            "winner": state.winner,
-                            "reason": state.finish_reason,
-                            "final_scores": state.final_scores,
-                        },
-                    )
-                )
-        return out
-    if state.status == "playing" and state.hand.phase != "over":
-        turn = after.seat_info(state.hand.turn)
-        if turn is not None and turn.player_id is not None and turn.player_id != actor.player_id:
-            out.append(
-                Notification(
-                    turn.player_id,
-                    "your_turn",
-                    table_id,
-                    {"hand_number": state.hand.number, "phase": state.hand.phase},
-                )
-            )
-    return out

@@ -33,6 +33,7 @@ import aiohttp
 import orjson
 from standardwebhooks.webhooks import Webhook
 
+from app.errors import InvalidError
 from app.service.egress import (
     Address,
     EndpointRefusedError,
@@ -43,7 +44,6 @@ from app.service.egress import (
     refuse_redirects,
     refused,
 )
-from app.service.errors import InvalidError
 
 log = logging.getLogger(__name__)
 

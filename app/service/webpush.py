@@ -53,7 +53,7 @@ from py_vapid import Vapid
 from pywebpush import WebPushException, webpush_async
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.service.commands import Actor
+from app.errors import InvalidError, NotFoundError
 from app.service.egress import (
     EndpointRefusedError,
     GuardedResolver,
@@ -63,11 +63,11 @@ from app.service.egress import (
     refuse_redirects,
     refused,
 )
-from app.service.errors import InvalidError, NotFoundError
 from app.settings import Settings
 from app.store import Database
 from app.store import push as store
 from app.store.models import PushSubscription
+from app.table.commands import Actor
 
 log = logging.getLogger(__name__)
 

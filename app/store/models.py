@@ -38,10 +38,6 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         dict[str, Any]: JSON,
@@ -250,7 +246,7 @@ class RatingChange(Base):
 
 
 class Clock(Base):
-    """A clocked table's time control and its seats' time (``app.service.clocks``; migration
+    """A clocked table's time control and its seats' time (``app.table.clock``; migration
     0005). ``deadline`` is when the running seat's time runs out (None: no clock running); the
     deadline runner that acts on it holds ``lease_owner`` until ``lease_until``."""
 

@@ -10,8 +10,6 @@ so a move costs no extra round trip and a player without channels no row at all.
 
 from __future__ import annotations
 
-import secrets
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -30,38 +28,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from app.store.models import Clock, NotificationSettings, OutboxRow, utcnow
+from app.store.models import Clock, NotificationSettings, OutboxRow
+from app.table.model import Note
+from app.table.time import utcnow
 
 OUTBOX = cast(sa.Table, OutboxRow.__table__)
 SETTINGS = cast(sa.Table, NotificationSettings.__table__)
 
 # Reminder choices (``notification_settings.reminders``).
 REMINDERS = ("each_turn", "digest", "none")
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """A notification a change causes: written to the outbox with it (``Change.notes``).
-
-    ``not_before``: deliver no earlier (a ``time_running_out`` notice); None: at once.
-    """
-
-    player_id: str
-    kind: str
-    table_id: str | None
-    payload: dict[str, Any]
-    message_id: str
-    not_before: datetime | None = None
-
-    @staticmethod
-    def new(
-        player_id: str,
-        kind: str,
-        table_id: str | None,
-        payload: dict[str, Any],
-        not_before: datetime | None = None,
-    ) -> Note:
-        return Note(player_id, kind, table_id, payload, f"msg_{secrets.token_hex(12)}", not_before)
 
 
 # The general path's insert: one row per note, only for a player it is for (see the module

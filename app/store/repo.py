@@ -9,7 +9,6 @@ transaction (``commit_change``), or for a plain move on PostgreSQL in one statem
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
@@ -31,193 +30,16 @@ from app.store.models import (
     Seat,
     Snapshot,
     Table,
-    utcnow,
 )
+from app.table.model import Change, Committed, Loaded, SeatInfo, StoredEvent, TableRow
+from app.table.project import committed, finishes, planned_events
+from app.table.time import utcnow
 
 T = TypeVar("T")
 
 
 class VersionConflictError(Exception):
     """The table changed since it was loaded; nothing was written."""
-
-
-@dataclass(frozen=True, slots=True)
-class SeatInfo:
-    """A seat as the service sees it: who sits there (player or bot) and their deck design."""
-
-    seat: int
-    player_id: str | None
-    player_name: str | None
-    bot_level: str | None
-    deck_design: str
-
-
-@dataclass(frozen=True, slots=True)
-class TableRow:
-    """A table's row as the service reads it: a plain record, not an ORM instance (building
-    one of those costs a move ~0.1 ms of SQLAlchemy's instrumentation)."""
-
-    id: str
-    created_by: str
-    preset: str
-    rules: dict[str, Any]
-    invite_code: str
-    status: str
-    match_number: int
-    version: int
-    last_seq: int
-    created_at: datetime
-    rated: bool
-
-    @classmethod
-    def of(cls, table: Table) -> TableRow:
-        return cls(
-            table.id,
-            table.created_by,
-            table.preset,
-            table.rules,
-            table.invite_code,
-            table.status,
-            table.match_number,
-            table.version,
-            table.last_seq,
-            table.created_at,
-            table.rated,
-        )
-
-
-@dataclass(slots=True)
-class Loaded:
-    """A table as read in one transaction: row, seats, and the current match's state."""
-
-    table: TableRow
-    seats: list[SeatInfo]
-    state: MatchState | None
-    # A clocked table's clock (``app.service.clocks``), and when the match last moved.
-    clock: dict[str, Any] | None = None
-    moved_at: datetime | None = None
-
-    def seat_of(self, player_id: str | None) -> int | None:
-        for s in self.seats:
-            if player_id is not None and s.player_id == player_id:
-                return s.seat
-        return None
-
-    def seat_info(self, seat: int) -> SeatInfo | None:
-        return next((s for s in self.seats if s.seat == seat), None)
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """An event of the log with its per-table sequence number."""
-
-    table_id: str
-    seq: int
-    match_number: int
-    hand_number: int | None
-    event: Event
-
-
-@dataclass(slots=True)
-class Change:
-    """What one command does to a table; the pipeline writes it in one transaction."""
-
-    events: list[Event]
-    # The match's new state (None: unchanged); with ``new_match`` it starts the next match.
-    state: MatchState | None = None
-    new_match: bool = False
-    status: str | None = None
-    # Seats taken or changed (a bot's level), and seats left empty again.
-    seats: list[SeatInfo] = field(default_factory=list)
-    vacated: list[int] = field(default_factory=list)
-    deck_designs: dict[int, str] = field(default_factory=dict)
-    chat: tuple[str, str] | None = None  # (player_id, text)
-    # Chat lines are log entries but not game state: they leave the version alone.
-    bumps_version: bool = True
-    # More writes of the same transaction, after the table's (a finished match's ratings).
-    writes: list[Callable[[Connection], None]] = field(default_factory=list)
-    # Notifications to players who are away, written to the outbox in the same transaction
-    # (``app.store.outbox``; only for players with a channel).
-    notes: list[outbox.Note] = field(default_factory=list)
-    # A clocked table's clock after the change (None: unchanged), and its next deadline.
-    clock: ClockWrite | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ClockWrite:
-    """A clock's new state and the deadline it implies (written with the change)."""
-
-    state: dict[str, Any]
-    deadline: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class Committed:
-    """What was written: the new version, the stored events and the table as it now is
-    (``state_data``: the snapshot as written, when the change wrote one: its JSON text on the
-    plain paths, which ``wire`` embeds as is)."""
-
-    version: int
-    stored: list[StoredEvent]
-    after: Loaded
-    state_data: dict[str, Any] | orjson.Fragment | None = None
-    # Rows the change wrote to the notification outbox (only players with a channel get any):
-    # the dispatcher is woken for these alone.
-    notes_written: int = 0
-
-    @property
-    def last_seq(self) -> int:
-        return self.stored[-1].seq
-
-    def wire(self) -> list[Any]:
-        """The table as it now is, as the bus carries it to the processes that cache it: the
-        row's columns, the seats, the match's snapshot, the clock and when the match last
-        moved (``Sent``: everything ``Loaded`` holds)."""
-        after = self.after
-        t = after.table
-        state = self.state_data
-        if state is None and after.state is not None:
-            state = after.state.to_dict()
-        return [
-            t.id, t.created_by, t.preset, t.rules, t.invite_code, t.status, t.match_number,
-            t.version, t.last_seq, t.created_at.isoformat(), t.rated,
-            [[s.seat, s.player_id, s.player_name, s.bot_level, s.deck_design] for s in after.seats],
-            state, after.clock, None if after.moved_at is None else after.moved_at.isoformat(),
-        ]  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Sent:
-    """A table as another process committed it (``Committed.wire``), decoded only if used.
-
-    ``order`` is (version, last_seq): both only grow, and each commit grows one, so of two
-    states of one table the larger ``order`` is the later one.
-    """
-
-    data: list[Any]
-
-    # How many fields ``Committed.wire`` sends: a message with another count (another release's)
-    # is not taken (the cached copy is dropped and the table loaded when next used).
-    FIELDS = 15
-
-    @property
-    def table_id(self) -> str:
-        return str(self.data[0])
-
-    @property
-    def order(self) -> tuple[int, int]:
-        return self.data[7], self.data[8]
-
-    def loaded(self) -> Loaded:
-        (id_, created_by, preset, rules, invite_code, status, match_number, version, last_seq,
-         created_at, rated, seats, state, clock, moved_at) = self.data  # fmt: skip
-        table = TableRow(
-            id_, created_by, preset, rules, invite_code, status, match_number, version,
-            last_seq, datetime.fromisoformat(created_at), rated,
-        )  # fmt: skip
-        loaded_state = None if state is None else MatchState.from_dict(state)
-        moved = None if moved_at is None else datetime.fromisoformat(moved_at)
-        return Loaded(table, [SeatInfo(*seat) for seat in seats], loaded_state, clock, moved)
 
 
 async def add_player(session: AsyncSession, player_id: str, name: str) -> Player:
@@ -266,17 +88,43 @@ def open_tables(conn: Connection, player_id: str) -> int:
 
 def add_table(
     conn: Connection,
-    table: Table,
-    seat0: Seat,
+    table: TableRow,
+    seat0: SeatInfo,
     created: Event,
     clock: dict[str, Any] | None = None,
 ) -> None:
     """A new table, its creator in seat 0, its first log entry (seq 1), and its clock if any."""
     conn.execute(insert(_TABLES), {c.key: getattr(table, c.key) for c in _TABLES.columns})
-    conn.execute(insert(_SEAT_TABLE), {c.key: getattr(seat0, c.key) for c in _SEAT_TABLE.columns})
+    seat = {
+        "table_id": table.id,
+        "seat": seat0.seat,
+        "player_id": seat0.player_id,
+        "bot_level": seat0.bot_level,
+        "deck_design": seat0.deck_design,
+        "joined_at": table.created_at,
+        "bot_lease_owner": None,
+        "bot_lease_until": None,
+    }
+    conn.execute(insert(_SEAT_TABLE), seat)
     conn.execute(_INSERT_EVENTS, [_event_values(table.id, 1, 0, None, created, now=utcnow())])
     if clock is not None:
         conn.execute(insert(_CLOCKS), {"table_id": table.id, "state": clock, "deadline": None})
+
+
+def _table_row(table: Table) -> TableRow:
+    return TableRow(
+        table.id,
+        table.created_by,
+        table.preset,
+        table.rules,
+        table.invite_code,
+        table.status,
+        table.match_number,
+        table.version,
+        table.last_seq,
+        table.created_at,
+        table.rated,
+    )
 
 
 async def load(session: AsyncSession, table_id: str) -> Loaded | None:
@@ -286,7 +134,7 @@ async def load(session: AsyncSession, table_id: str) -> Loaded | None:
     row = await session.get(Table, table_id, populate_existing=True)
     if row is None:
         return None
-    table = TableRow.of(row)
+    table = _table_row(row)
     rows = (
         await session.execute(
             select(Seat, Player.name)
@@ -409,7 +257,7 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
     version, last_seq = row
     first = last_seq - n + 1
     now = utcnow()
-    planned = _planned_events(loaded, change)
+    planned = planned_events(loaded, change)
     conn.execute(
         _INSERT_EVENTS,  # one executemany
         [
@@ -491,84 +339,9 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
             )
         )
     written = outbox.write_notes(conn, change.notes, now)
-    for write in change.writes:
-        write(conn)
-    return _committed(
+    return committed(
         loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
     )
-
-
-def _planned_events(
-    loaded: Loaded, change: Change
-) -> list[tuple[Event, int | None, dict[str, Any] | None]]:
-    """Each event of ``change`` with its hand number and its secret part (stored, never sent)."""
-    previous_hand = loaded.state.hand.number if loaded.state and not change.new_match else None
-    out: list[tuple[Event, int | None, dict[str, Any] | None]] = []
-    for event in change.events:
-        hand = event.public.get("hand_number") if event.type == "hand_started" else None
-        if hand is None and event.type not in _TABLE_EVENTS:
-            hand = previous_hand
-        secret = None
-        if event.type == "hand_started" and change.state is not None:
-            # The deal's stock order, top first: only ever served by the finished-hand history.
-            secret = {"stock": change.state.hand.to_dict()["stock"][::-1]}
-        out.append((event, hand, secret))
-    return out
-
-
-def finishes(loaded: Loaded, change: Change) -> bool:
-    """Whether ``change`` ends the match being played (a finished-match record is due)."""
-    state = change.state
-    was_playing = loaded.state is not None and loaded.state.status == "playing"
-    return bool(state and state.status == "finished" and was_playing and not change.new_match)
-
-
-def _committed(
-    loaded: Loaded,
-    change: Change,
-    planned: list[tuple[Event, int | None, dict[str, Any] | None]],
-    version: int,
-    last_seq: int,
-    *,
-    now: datetime,
-    state_data: dict[str, Any] | orjson.Fragment | None,
-    notes: int = 0,
-) -> Committed:
-    """What ``change`` made of ``loaded`` once written at ``version`` up to ``last_seq``
-    (``notes``: the outbox rows it wrote)."""
-    table = loaded.table
-    match_number = table.match_number + (1 if change.new_match else 0)
-    first = last_seq - len(planned) + 1
-    stored = [
-        StoredEvent(table.id, first + i, match_number, hand, event)
-        for i, (event, hand, _) in enumerate(planned)
-    ]
-    after = TableRow(
-        table.id, table.created_by, table.preset, table.rules, table.invite_code,
-        change.status or table.status, match_number, version, last_seq, table.created_at,
-        table.rated,
-    )  # fmt: skip
-    by_seat = {s.seat: s for s in [*loaded.seats, *change.seats] if s.seat not in change.vacated}
-    seats = [
-        replace(s, deck_design=change.deck_designs.get(s.seat, s.deck_design))
-        for _, s in sorted(by_seat.items())
-    ]
-    state = loaded.state if change.state is None else change.state
-    clock = loaded.clock if change.clock is None else change.clock.state
-    moved_at = loaded.moved_at if change.state is None else now
-    after_loaded = Loaded(after, seats, state, clock, moved_at)
-    return Committed(version, stored, after_loaded, state_data, notes)
-
-
-def project(loaded: Loaded, change: Change) -> Loaded:
-    """The table as ``change`` would leave it (its version and seqs as loaded): what the
-    notifications of a change are decided on before it is written."""
-    table = loaded.table
-    planned = _planned_events(loaded, change)
-    now = utcnow()
-    return _committed(
-        loaded, change, planned, table.version, table.last_seq, now=now, state_data=None
-    ).after
 
 
 def _plain(loaded: Loaded, change: Change) -> bool:
@@ -581,7 +354,7 @@ def _plain(loaded: Loaded, change: Change) -> bool:
         and not change.vacated
         and not change.deck_designs
         and change.chat is None
-        and not change.writes
+        and not change.rated_result
         and change.clock is None
         and not finishes(loaded, change)
     )
@@ -618,7 +391,7 @@ _PLAIN_PG += "\nSELECT version, last_seq, 0 FROM g\n"
 async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committed:
     table = loaded.table
     assert change.state is not None
-    planned = _planned_events(loaded, change)
+    planned = planned_events(loaded, change)
     now = utcnow()
     notes = outbox.pg_arrays(change.notes, dump_json) if change.notes else []
     state_text = dump_json(change.state.to_dict())
@@ -642,7 +415,7 @@ async def _commit_plain(db: Database, loaded: Loaded, change: Change) -> Committ
         raise VersionConflictError(table.id)
     version, last_seq, written = row
     state_data = orjson.Fragment(state_text)
-    return _committed(
+    return committed(
         loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
     )
 
@@ -685,7 +458,7 @@ def _commit_plain_sqlite(conn: Connection, loaded: Loaded, change: Change) -> Co
     first = last_seq - n + 1
     now = utcnow()
     stamp = sqlite_time(now)
-    planned = _planned_events(loaded, change)
+    planned = planned_events(loaded, change)
     driver.executemany(
         _PLAIN_SQLITE_EVENTS,
         [
@@ -709,7 +482,7 @@ def _commit_plain_sqlite(conn: Connection, loaded: Loaded, change: Change) -> Co
     )
     state_data = orjson.Fragment(state_text)
     written = outbox.write_notes(conn, change.notes, now)
-    return _committed(
+    return committed(
         loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
     )
 
@@ -721,20 +494,6 @@ def sqlite_time(moment: datetime) -> str:
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
     return (_SEAT_TABLE.c.table_id == table_id, _SEAT_TABLE.c.seat == seat)
-
-
-# Events about the table itself, not about a hand.
-_TABLE_EVENTS = frozenset(
-    {
-        "table_created",
-        "player_joined",
-        "bot_seated",
-        "bot_removed",
-        "deck_chosen",
-        "match_started",
-        "chat",
-    }
-)
 
 
 # The write path's statements, built once (see ``commit_change``).
@@ -986,7 +745,7 @@ async def tables_in_play(session: AsyncSession) -> int:
     return int((await session.execute(query)).scalar_one())
 
 
-# Clocks: which server process acts on each due deadline (``app.service.clocks``).
+# Clocks: which server process acts on each due deadline (``app.service.workers.deadlines``).
 
 
 async def due_clocks(

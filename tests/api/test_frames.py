@@ -10,13 +10,13 @@ import pytest
 
 from app.api.frames import Frames, frame, text
 from app.engine import Event
-from app.service.commands import Start
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
-from app.store.repo import StoredEvent
+from app.table.commands import Start
+from app.table.model import StoredEvent
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from app.api.messages import SERVER_MESSAGES
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, repo
-from app.store.repo import StoredEvent
+from app.table.model import StoredEvent
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import JSON, Player, get_table, new_player, seated_table, step, strings_in
 

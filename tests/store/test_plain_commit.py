@@ -11,12 +11,12 @@ from pathlib import Path
 import orjson
 
 from app.engine import Action, legal_actions
-from app.service.commands import Join, Play, Start
 from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
+from app.table.commands import Join, Play, Start
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}")
 
