@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 # Layers a call goes into: a sample with any frame of one of these counts for the first of
-# them (in this order), whatever it called: ``dump_json`` under ``repo.commit`` is JSON, the
+# them (in this order), whatever it called: ``dump_json`` under ``commits.commit`` is JSON, the
 # engine under ``render`` is rendering.
 INTO: list[tuple[str, re.Pattern[str]]] = [
     (
@@ -31,7 +31,7 @@ INTO: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "database: loading a table (a move's reload, a socket's view, a bot's look)",
-        re.compile(r"^(load_table|load) \(.*app/store/repo\.py"),
+        re.compile(r"^(load_table|load) \(.*app/store/tables\.py"),
     ),
     (
         "database: the commit and every other statement (driver, pool, rows)",
@@ -40,11 +40,14 @@ INTO: list[tuple[str, re.Pattern[str]]] = [
     (
         "rendering views (view, redaction, frames)",
         re.compile(
-            r"app/engine/view\.py|app/api/frames\.py"
-            r"|^(render|_response|redact|_seat_json|_notifications) \(.*app/service/tables\.py"
+            r"app/engine/view\.py|app/api/frames\.py|app/table/views\.py|app/table/notes\.py"
+            r"|^(render|_response) \(.*app/service/tables\.py"
         ),
     ),
-    ("engine (deciding and applying the move)", re.compile(r"app/engine/|app/service/commands")),
+    (
+        "engine (deciding and applying the move)",
+        re.compile(r"app/engine/|app/table/commands|app/table/clock"),
+    ),
 ]
 # The rest counts for the layer of its innermost frame that belongs to one of these, frames
 # of the libraries several layers use (redis-py, asyncio) skipped: a Redis write under the

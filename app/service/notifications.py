@@ -42,8 +42,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
 import time
 import uuid
 from collections.abc import Collection
@@ -55,7 +53,7 @@ from sqlalchemy import Connection, Row
 
 from app.errors import ConflictError, InvalidError
 from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
-from app.store import Database
+from app.store import Database, leases
 from app.store import outbox as store
 from app.store.db import is_unavailable
 from app.store.models import NotificationSettings
@@ -209,7 +207,7 @@ class Dispatcher:
         )
         # Finished notifications are deleted this long after they finished (None: kept).
         self.keep = timedelta(days=keep_days) if keep_days > 0 else None
-        self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
+        self.owner = leases.owner_id()
         self._slots = asyncio.Semaphore(concurrency)
         self.slow_seconds = slow_seconds
         self._slow = asyncio.Semaphore(slow_slots)  # the slow lane (module docstring)

@@ -3,10 +3,11 @@
 * A category is the table's preset (``standard``, ``cardems``, ``reino``, ``classic``,
   ``oklahoma``): a rated table plays its preset unchanged, so one rating means one game.
 * A table is rated or casual from its creation. When a change finishes a match of a rated
-  table (target reached, or a resignation: a loss for who resigned), ``attach`` adds the rating
-  update to that change: it is written in the match's own transaction (``repo.commit``), so it
-  happens exactly once, whatever the number of processes, and never for an unfinished match
-  or an aborted one (no winner: a seat's time ran out before its first move).
+  table (target reached, or a resignation: a loss for who resigned), ``attach`` marks that change
+  (``rated_result``) and the pipeline writes the update (``rate_match``) in the match's own
+  transaction (``commits.commit``), so it happens exactly once, whatever the number of
+  processes, and never for an unfinished match or an aborted one (no winner: a seat's time ran
+  out before its first move).
 * Each match is one Glicko-2 rating period for each rated person; before it, the deviation
   grows with the days since the player's last rated match (``PERIOD``), as it does when shown.
   A rating is provisional while its deviation is above ``PROVISIONAL_DEVIATION``.

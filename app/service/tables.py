@@ -13,7 +13,7 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
    different processes is not loaded again before each move;
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
-   (``repo.commit``); on a lost race, retry once from a fresh load — a duplicate of the
+   (``commits.commit``); on a lost race, retry once from a fresh load — a duplicate of the
    same move then meets the engine's refusal — unless the caller pinned ``expected_version``,
    which gets ``409 stale_version``;
 5. deliver the stored events and notifications to the bus (``Hub``, or ``RedisBus`` across
@@ -59,7 +59,9 @@ from app.service.hub import Hub, Notification
 from app.service.lru import LRU
 from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
-from app.store import Database, repo
+from app.store import Database, commits, tables
+from app.store.idempotency import idempotent_response, purge_idempotent, save_idempotent
+from app.store.log import events_since, finished_matches, hand_events, hand_rows
 from app.table import clock as clocks
 from app.table import notes, views
 from app.table.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
@@ -97,7 +99,7 @@ def _remember(
 ) -> None:
     """Save a response under the client's Idempotency-Key, in the transaction of its change."""
     if idempotency is not None:
-        repo.save_idempotent(
+        save_idempotent(
             conn,
             actor.player_id,
             idempotency.key,
@@ -154,7 +156,7 @@ class TableService:
             await self.rate_limits.hit("players_ip", address)
         actor = Actor(uuid.uuid4().hex, name)
         async with self.db.write() as session:
-            await repo.add_player(session, actor.player_id, name)
+            await tables.add_player(session, actor.player_id, name)
             await session.flush()  # the token's row refers to the player's
             issued = await self.tokens.add(session, actor.player_id)
         return actor, issued.secret
@@ -167,7 +169,7 @@ class TableService:
     async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
         """The actor's finished matches, newest first, from their side of the table."""
         async with self.db.read() as session:
-            rows = await repo.finished_matches(session, actor.player_id)
+            rows = await finished_matches(session, actor.player_id)
             changes = await ratings.changes_by_match(session, actor.player_id)
         out = []
         for match, players in rows:
@@ -251,13 +253,13 @@ class TableService:
         cap = self.max_open_tables
         if cap:  # a read first: a refusal then costs no write transaction
             async with self.db.read() as session:
-                if await repo.count_open_tables(session, actor.player_id) >= cap:
+                if await tables.count_open_tables(session, actor.player_id) >= cap:
                     raise _too_many_tables(cap)
 
         def write(conn: Connection) -> None:
-            if cap and repo.open_tables(conn, actor.player_id) >= cap:
+            if cap and tables.open_tables(conn, actor.player_id) >= cap:
                 raise _too_many_tables(cap)
-            repo.add_table(conn, table, seats[0], created, clock_state)
+            tables.add_table(conn, table, seats[0], created, clock_state)
             _remember(conn, actor, idempotency, 201, body)
 
         try:
@@ -272,7 +274,7 @@ class TableService:
 
     async def table_id_by_invite(self, code: str) -> str:
         async with self.db.read() as session:
-            table_id = await repo.table_id_by_invite(session, code)
+            table_id = await tables.table_id_by_invite(session, code)
         if table_id is None:
             raise NotFoundError("invite_not_found", "no table has this invite code")
         return table_id
@@ -316,7 +318,7 @@ class TableService:
 
     async def load(self, table_id: str) -> Loaded:
         """The table, its seats and its match state (``loaded.table.version``, ``last_seq``)."""
-        loaded = await repo.load_table(self.db, table_id)
+        loaded = await tables.load_table(self.db, table_id)
         if loaded is None:
             raise NotFoundError("table_not_found", f"no table {table_id!r}")
         return loaded
@@ -345,7 +347,7 @@ class TableService:
         table = loaded.table
         async with self.db.read() as session:
             number = state.hand.number
-            stored = await repo.hand_events(session, table.id, table.match_number, number)
+            stored = await hand_events(session, table.id, table.match_number, number)
         return [views.event_for(s, seat) for s in stored]
 
     async def log_since(
@@ -353,7 +355,7 @@ class TableService:
     ) -> list[StoredEvent]:
         """The log after seq ``since``, unredacted: for transport that redacts per recipient."""
         async with self.db.read() as session:
-            return await repo.events_since(session, table_id, since, limit)
+            return await events_since(session, table_id, since, limit)
 
     # The pipeline.
 
@@ -407,10 +409,10 @@ class TableService:
                 try:
                     # Without a key the body is rendered after the commit.
                     needs_also = idempotency is not None or rated is not None
-                    committed, saved = await repo.commit(
+                    committed, saved = await commits.commit(
                         self.db, loaded, change, also if needs_also else None
                     )
-                except repo.VersionConflictError:
+                except commits.VersionConflictError:
                     # Another process wrote the table: our cache of it is stale, and a
                     # race lost on a fresh load is retried once.
                     self._tables.pop(table_id)
@@ -513,7 +515,7 @@ class TableService:
 
     async def _replay(self, actor: Actor, idempotency: Idempotency) -> Result | None:
         async with self.db.read() as session:
-            row = await repo.idempotent_response(session, actor.player_id, idempotency.key)
+            row = await idempotent_response(session, actor.player_id, idempotency.key)
         if row is None:
             return None
         if row.fingerprint != idempotency.fingerprint:
@@ -525,13 +527,13 @@ class TableService:
     async def tables_in_play(self) -> int:
         """How many tables in the database have a match being played."""
         async with self.db.read() as session:
-            return await repo.tables_in_play(session)
+            return await tables.tables_in_play(session)
 
     async def purge_idempotency_keys(self, older_than: timedelta) -> int:
         """Forget idempotent responses older than ``older_than`` (a retry after that applies
         anew); how many were forgotten."""
         async with self.db.write() as session:
-            return await repo.purge_idempotent(session, utcnow() - older_than)
+            return await purge_idempotent(session, utcnow() - older_than)
 
     def _response(self, committed: Committed, actor: Actor) -> dict[str, Any]:
         seat = seat_of(committed.after, actor)
@@ -548,12 +550,12 @@ class TableService:
     async def hand_history(self, table_id: str, hand: int, match: int | None) -> dict[str, Any]:
         """A finished hand in full: deal, every event, result, seed, nonce and commitment."""
         async with self.db.read() as session:
-            loaded = await repo.load(session, table_id)
+            loaded = await tables.load(session, table_id)
             if loaded is None:
                 raise NotFoundError("table_not_found", f"no table {table_id!r}")
             match = loaded.table.match_number if match is None else match
-            rows = await repo.hand_rows(session, table_id, match, hand)
-            state = await repo.load_match_state(session, table_id, match)
+            rows = await hand_rows(session, table_id, match, hand)
+            state = await tables.load_match_state(session, table_id, match)
         if not rows or state is None:
             raise NotFoundError("hand_not_found", f"match {match} has no hand {hand}")
         events = [(r, Event.from_dict(r.data)) for r in rows]

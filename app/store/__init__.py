@@ -3,7 +3,7 @@
 The schema comes only from the Alembic migrations in ``alembic/`` (``run_migrations``); the
 models here mirror it for queries. The event log is append-only: one row per engine event with a
 contiguous per-table ``seq``; ``snapshots`` hold the latest ``MatchState`` of each match so a
-table loads in one read. Every change to a table goes through ``repo.commit``, written at
+table loads in one read. Every change to a table goes through ``commits.commit``, written at
 once and guarded by the table's version.
 """
 

@@ -1,8 +1,8 @@
 """The notification outbox: its rows, written with the move that causes them, and every query
 the dispatcher (``app.service.notifications``) and the player's endpoints run on it.
 
-A move's notes are inserted in the move's own transaction (``repo.commit_change``), or as one
-more part of the plain move's single PostgreSQL statement (``repo._PLAIN_PG``), and only for a
+A move's notes are inserted in the move's own transaction (``commits.commit_change``), or as one
+more part of the plain move's single PostgreSQL statement (``commits._PLAIN_PG``), and only for a
 player whose ``notification_settings`` row is ``active`` (has a channel) and, for
 ``your_turn``, whose reminders are not ``none``: the database decides, in the same statement,
 so a move costs no extra round trip and a player without channels no row at all.
@@ -102,7 +102,7 @@ def write_notes(conn: Connection, notes: list[Note], now: datetime) -> int:
     return written
 
 
-# The same insert as one more part of the plain move's PostgreSQL statement (``repo._PLAIN_PG``
+# The same insert as one more part of the plain move's PostgreSQL statement (``commits._PLAIN_PG``
 # appends it; its parameters are ``pg_arrays``), run only when the table's UPDATE matched.
 PLAIN_PG_PART = """, o AS (
     INSERT INTO outbox (message_id, player_id, kind, table_id, payload, status, created_at,
@@ -258,7 +258,7 @@ def claim_player(
 ) -> Any:
     """Take or renew the lease of the player's notifications for ``owner`` unless another
     process holds it or it is held back until a retry (one conditional UPDATE, as
-    ``repo.claim_bot_seat``): the player's settings row as it now is, or None."""
+    ``leases.claim_bot_seat``): the player's settings row as it now is, or None."""
     return conn.execute(
         update(SETTINGS)
         .where(

@@ -1,4 +1,4 @@
-"""A plain move on SQLite goes straight to the driver (``repo._commit_plain_sqlite``): its rows
+"""A plain move on SQLite goes straight to the driver (``commits._commit_plain_sqlite``): its rows
 must be stored exactly as the Core statements of every other change store them, and read back
 the same."""
 

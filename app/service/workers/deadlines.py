@@ -5,16 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
-import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from app.bots import get_bot
 from app.engine import Action, RuleError
 from app.errors import ServiceError
-from app.store import repo
+from app.store import leases
 from app.store.db import is_unavailable
 from app.table.clock import TimeUp
 from app.table.commands import Actor
@@ -42,7 +39,7 @@ class DeadlineRunner:
     """Acts on every due deadline, in whichever process leases it first.
 
     Every ``scan_interval`` seconds it reads the due clocks no live lease covers (an indexed
-    query), leases each (``repo.claim_clock``), loads the table and submits ``TimeUp`` pinned to
+    query), leases each (``leases.claim_clock``), loads the table and submits ``TimeUp`` pinned to
     the version it saw: a move that lands meanwhile makes it stale, and it looks again. A
     crashed process's lease expires after ``lease_seconds``; the deadline is in the database,
     so a restart loses none.
@@ -54,7 +51,7 @@ class DeadlineRunner:
         self.service = service
         self.scan_interval = scan_interval
         self.lease = timedelta(seconds=lease_seconds)
-        self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
+        self.owner = leases.owner_id()
         self.applied = 0
         self._task: asyncio.Task[None] | None = None
         self._firing = asyncio.Semaphore(FIRING)
@@ -75,8 +72,8 @@ class DeadlineRunner:
             try:
                 async with self.service.db.scan() as conn:
                     now = utcnow()
-                    due = await repo.due_clocks(conn, now, DUE_BATCH)
-                    upcoming = await repo.next_deadline(conn, now)
+                    due = await leases.due_clocks(conn, now, DUE_BATCH)
+                    upcoming = await leases.next_deadline(conn, now)
                 # Each due table on its own, several at once: one slow commit holds no other.
                 results = await asyncio.gather(
                     *(self._fire_bounded(table_id) for table_id in due), return_exceptions=True
@@ -109,7 +106,7 @@ class DeadlineRunner:
     async def _fire(self, table_id: str) -> None:
         now = utcnow()
         async with self.service.db.write() as session:
-            if not await repo.claim_clock(session, table_id, self.owner, now, now + self.lease):
+            if not await leases.claim_clock(session, table_id, self.owner, now, now + self.lease):
                 return
         loaded = await self.service.load(table_id)
         clock = loaded.clock
