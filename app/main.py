@@ -1,8 +1,8 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.service.hub.Hub`` in
-process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> str | None``
+(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.bus.hub.Hub`` in
+process, or ``app.bus.redis.RedisBus`` with ``redis_url``; ``bus.health() -> str | None``
 says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
 ``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
 which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
@@ -45,10 +45,10 @@ from app.api.routes import (
 )
 from app.api.schemas import RATE_LIMITED
 from app.bots.search import Budget
+from app.bus.hub import Hub
+from app.bus.redis import RedisBus
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
-from app.service.bus import RedisBus
-from app.service.hub import Hub
 from app.service.notifications import (
     Channel,
     Dispatcher,

@@ -87,7 +87,7 @@ class Settings(BaseSettings):
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True
     # Redis, shared by the processes of one deployment: the bus across processes
-    # (``app.service.bus``) and the rate limits. None keeps everything in process (one server).
+    # (``app.bus.redis``) and the rate limits. None keeps everything in process (one server).
     # Every key and channel starts with ``redis_prefix``.
     redis_url: str | None = None
     redis_prefix: str = "ginrummy"

@@ -25,7 +25,7 @@ INTO: list[tuple[str, re.Pattern[str]]] = [
     (
         "JSON (orjson calls, bus message encode/decode, response bodies)",
         re.compile(
-            r"^(dump_json|loads|dumps) |^(encode|decode) \(.*app/service/bus\.py"
+            r"^(dump_json|loads|dumps) |^(encode|decode) \(.*app/bus/redis\.py"
             r"|^render \(.*(starlette|fastapi|app/api).*\)|/json/"
         ),
     ),
@@ -56,7 +56,7 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
     (
         "fan-out (hub, Redis bus, table and player sockets)",
         re.compile(
-            r"app/service/hub\.py|app/service/bus\.py|app/service/redis_link\.py"
+            r"app/bus/hub\.py|app/bus/redis\.py|app/bus/redis_link\.py"
             r"|app/api/routes/live\.py"
             r"|app/api/audiences\.py|app/api/wire\.py|websockets/|protocols/websockets"
         ),

@@ -33,8 +33,8 @@ import uvloop
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.bus.redis import RedisBus  # noqa: E402
 from app.engine import apply, legal_actions  # noqa: E402
-from app.service.bus import RedisBus  # noqa: E402
 from app.service.rate_limits import RateLimits  # noqa: E402
 from app.service.tables import TableService  # noqa: E402
 from app.settings import Settings  # noqa: E402

@@ -35,11 +35,11 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.bus.hub import Hub
 from app.engine import Action, deadwood, legal_actions
 from app.engine.game import DISCARD_CARD, DRAW_STOCK, KNOCK, NEXT_HAND, RESIGN
 from app.engine.verify import verify
 from app.service import ratings, records
-from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings

@@ -40,10 +40,10 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from app.bus.hub import Subscription
 from app.engine import Action, RuleError
 from app.errors import NotFoundError, ServiceError
 from app.service.bot_pool import BotPool
-from app.service.hub import Subscription
 from app.service.tables import TableService
 from app.store import leases
 from app.store.db import is_unavailable

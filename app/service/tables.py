@@ -44,6 +44,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from app.bots import DISPLAY_NAMES
+from app.bus.hub import Hub, Notification
 from app.bus.message import Sent
 from app.engine import Event, MatchState, RuleError, make_ruleset
 from app.engine.cards import commitment
@@ -55,7 +56,6 @@ from app.errors import (
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT, TABLE_LOADS
 from app.service import names, ratings
-from app.service.hub import Hub, Notification
 from app.service.lru import LRU
 from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens

@@ -29,9 +29,9 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.bus.hub import Hub
 from app.errors import NotFoundError, UnauthenticatedError
 from app.metrics import TOKEN_LOOKUPS
-from app.service.hub import Hub
 from app.service.lru import LRU
 from app.store import Database
 from app.store import tokens as store

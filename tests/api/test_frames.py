@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.api.frames import Frames, frame, text
+from app.bus.hub import Hub
 from app.engine import Event
-from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from app.bus.hub import QUEUE_LIMIT, Hub, Notification, Subscription
 from app.engine import Action
-from app.service.hub import QUEUE_LIMIT, Hub, Notification, Subscription
 from app.service.tables import TableService
 from app.table.commands import Chat, Join, Play, Start
 

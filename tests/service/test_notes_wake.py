@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from app.bus.hub import Hub
 from app.engine import Action
-from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings

@@ -13,9 +13,9 @@ import pytest
 from prometheus_client import REGISTRY
 
 from app.bus.message import Sent
+from app.bus.redis import RedisBus
 from app.engine import Action, legal_actions
 from app.errors import ConflictError
-from app.service.bus import RedisBus
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings

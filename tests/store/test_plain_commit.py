@@ -10,8 +10,8 @@ from pathlib import Path
 
 import orjson
 
+from app.bus.hub import Hub
 from app.engine import Action, legal_actions
-from app.service.hub import Hub
 from app.service.rate_limits import RateLimits
 from app.service.tables import TableService
 from app.settings import Settings

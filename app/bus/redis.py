@@ -40,10 +40,10 @@ import hiredis
 import orjson
 from prometheus_client import Counter, Gauge, Histogram
 
+from app.bus.hub import Hub, Notification
 from app.bus.message import Sent, wire
+from app.bus.redis_link import Link, Reply, connect, pack
 from app.engine import Event
-from app.service.hub import Hub, Notification
-from app.service.redis_link import Link, Reply, connect, pack
 from app.table.model import Committed, StoredEvent
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def read_body(raw: bytes) -> tuple[list[StoredEvent], list[Notification], Sent |
 class RedisBus(Hub):
     """A ``Hub`` whose commits also reach the hubs of every other process on the same Redis.
 
-    Two connections (``app.service.redis_link``): one subscribed, whose messages are handled in
+    Two connections (``app.bus.redis_link``): one subscribed, whose messages are handled in
     the callback that reads them, and one that publishes: the commits of one pass of the event
     loop go out in one write, without waiting for Redis's answers.
     """

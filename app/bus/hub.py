@@ -17,7 +17,7 @@ Interfaces for transport code (the WebSocket endpoints):
   iteration stops; it must resync from the store (events since its last seq, or a full view).
 
 The ``Hub`` is the in-process bus (no ``REDIS_URL``): it sees this process's commits only.
-``app.service.bus.RedisBus`` extends it to every process on one Redis. Both offer, besides the
+``app.bus.redis.RedisBus`` extends it to every process on one Redis. Both offer, besides the
 subscriptions: ``deliver(events, notes)`` (what the pipeline calls after each commit),
 ``start()`` / ``stop()``, ``health() -> str | None`` (None: live; else why events from other
 processes may be late, and listeners should read the log every ``POLL_INTERVAL`` s) and
