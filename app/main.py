@@ -1,15 +1,14 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.bus.hub.Hub`` in
-process, or ``app.bus.redis.RedisBus`` with ``redis_url``; ``bus.health() -> str | None``
-says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
-``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
-which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
-checks of ``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
-and ``webpush`` (``app.service.webpush.WebPushChannel``: push subscriptions and delivery)
-— WebSocket routes reach them through ``app.state``
-(``websocket.app.state.service``).
+(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.bus.hub.Hub`` in process, or
+``app.bus.redis.RedisBus`` with ``redis_url``; ``bus.health() -> str | None`` says why it is
+degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``), ``service``
+(``app.service.pipeline.TableService``), ``bots`` (``app.service.workers.bots.BotRunner``, which
+plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named checks of
+``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets) and ``webpush``
+(``app.service.delivery.webpush.WebPushChannel``: push subscriptions and delivery) — WebSocket
+routes reach them through ``app.state`` (``websocket.app.state.service``).
 """
 
 from __future__ import annotations
@@ -47,22 +46,18 @@ from app.api.schemas import RATE_LIMITED
 from app.bots.search import Budget
 from app.bus.hub import Hub
 from app.bus.redis import RedisBus
-from app.service.bot_pool import BotPool
-from app.service.bots import BotRunner
-from app.service.notifications import (
-    Channel,
-    Dispatcher,
-    Preferences,
-    PushChannel,
-    WebhookChannel,
-)
+from app.service.delivery.channels import Channel, PushChannel, WebhookChannel
+from app.service.delivery.preferences import Preferences
+from app.service.delivery.webhooks import Targets, WebhookSender
+from app.service.delivery.webpush import WebPushChannel
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
-from app.service.webhooks import Targets, WebhookSender
-from app.service.webpush import WebPushChannel
+from app.service.workers.bot_pool import BotPool
+from app.service.workers.bots import BotRunner
 from app.service.workers.deadlines import DeadlineRunner
+from app.service.workers.dispatcher import Dispatcher
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
 from app.table.clock import Minimums

@@ -28,8 +28,9 @@ from sqlalchemy import Connection, func, insert, select
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.service.notifications import Dispatcher, WebhookChannel  # noqa: E402
-from app.service.webhooks import DeliveryError, Targets, WebhookSender, new_secret  # noqa: E402
+from app.service.delivery.channels import WebhookChannel  # noqa: E402
+from app.service.delivery.webhooks import DeliveryError, Targets, WebhookSender, new_secret  # noqa: E402
+from app.service.workers.dispatcher import Dispatcher  # noqa: E402
 from app.store import Database, run_migrations  # noqa: E402
 from app.store import outbox as store  # noqa: E402
 from app.store.models import NotificationSettings, Player  # noqa: E402

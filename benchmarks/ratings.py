@@ -40,8 +40,8 @@ from app.engine import Action, deadwood, legal_actions
 from app.engine.game import DISCARD_CARD, DRAW_STOCK, KNOCK, NEXT_HAND, RESIGN
 from app.engine.verify import verify
 from app.service import ratings, records
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
 from app.store import ratings as store

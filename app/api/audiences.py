@@ -37,7 +37,7 @@ from prometheus_client import Counter, Gauge
 from app.api.frames import Frames, text
 from app.api.wire import frame
 from app.bus.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
-from app.service.tables import TableService
+from app.service.pipeline import TableService
 from app.settings import Settings
 from app.table.commands import Actor, seat_of
 from app.table.model import Loaded, StoredEvent

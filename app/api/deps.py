@@ -20,7 +20,7 @@ from fastapi.security.base import SecurityBase
 from starlette.datastructures import Headers
 
 from app.errors import InvalidError
-from app.service.tables import Idempotency, TableService
+from app.service.pipeline import Idempotency, TableService
 from app.table.commands import Actor
 
 IDEMPOTENCY_KEY_MAX = 200

@@ -20,7 +20,7 @@ import orjson
 from prometheus_client import Counter
 
 from app.service.lru import LRU
-from app.service.tables import TableService
+from app.service.pipeline import TableService
 from app.table.commands import Actor, seat_of
 from app.table.model import Loaded, StoredEvent
 

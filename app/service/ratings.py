@@ -2,12 +2,12 @@
 
 * A category is the table's preset (``standard``, ``cardems``, ``reino``, ``classic``,
   ``oklahoma``): a rated table plays its preset unchanged, so one rating means one game.
-* A table is rated or casual from its creation. When a change finishes a match of a rated
-  table (target reached, or a resignation: a loss for who resigned), ``attach`` marks that change
-  (``rated_result``) and the pipeline writes the update (``rate_match``) in the match's own
-  transaction (``commits.commit``), so it happens exactly once, whatever the number of
-  processes, and never for an unfinished match or an aborted one (no winner: a seat's time ran
-  out before its first move).
+* A table is rated or casual from its creation. When a change finishes a match of a rated table
+  (target reached, or a resignation: a loss for who resigned), ``app.table.decide.attach_rating``
+  marks that change (``rated_result``) and the pipeline writes the update (``rate_match``) in the
+  match's own transaction (``commits.commit``), so it happens exactly once, whatever the number of
+  processes, and never for an unfinished match or an aborted one (no winner: a seat's time ran out
+  before its first move).
 * Each match is one Glicko-2 rating period for each rated person; before it, the deviation
   grows with the days since the player's last rated match (``PERIOD``), as it does when shown.
   A rating is provisional while its deviation is above ``PROVISIONAL_DEVIATION``.
@@ -32,8 +32,7 @@ from app.store import Database
 from app.store import ratings as store
 from app.store.models import Rating
 from app.table.glicko2 import Game, Glicko, inflate, rate
-from app.table.model import Change, Loaded
-from app.table.project import finishes
+from app.table.model import Loaded
 from app.table.time import utcnow
 
 TAU = 0.5  # Glicko-2's system constant: how fast volatility may move (0.3-1.2 advised)
@@ -87,16 +86,6 @@ def check_rated(rated: bool, overrides: dict[str, Any]) -> None:
         raise InvalidError(
             "rated_overrides", "a rated table plays its preset unchanged: drop the rule overrides"
         )
-
-
-def attach(loaded: Loaded, change: Change) -> None:
-    """If ``change`` finishes a match of a rated table, say so: the pipeline rates it in the
-    change's transaction (``rate_match``)."""
-    if loaded.table.rated and finishes(loaded, change):
-        assert change.state is not None
-        if change.state.winner is None:
-            return  # aborted before a seat's first move: no result, no rating moves
-        change.rated_result = True
 
 
 def current(row: Rating | None, now: datetime) -> Glicko:

@@ -25,7 +25,7 @@ def owner_id() -> str:
     return f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
 
 
-# Bot seats: which server process acts for each (``app.service.bots``).
+# Bot seats: which server process acts for each (``app.service.workers.bots``).
 
 
 async def claim_bot_seat(

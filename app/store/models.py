@@ -101,7 +101,7 @@ class Seat(Base):
     """Seat 0 or 1 of a table: a player, or a bot of ``bot_level``, and a deck design.
 
     A bot seat's lease names the one server process that acts for it until ``bot_lease_until``
-    (``app.service.bots``); it is claimed and renewed by a conditional UPDATE.
+    (``app.service.workers.bots``); it is claimed and renewed by a conditional UPDATE.
     """
 
     __tablename__ = "seats"
@@ -260,7 +260,7 @@ class Clock(Base):
 
 
 class NotificationSettings(Base):
-    """A player's notification choices (``app.service.notifications``; migration 0007).
+    """A player's notification choices (``app.service.delivery.preferences``; migration 0007).
 
     ``reminders``: ``each_turn``, ``digest`` (one message per ``digest_hours`` listing the
     tables where it became their turn) or ``none``. ``active`` is true while the player has a

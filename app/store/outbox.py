@@ -1,5 +1,5 @@
 """The notification outbox: its rows, written with the move that causes them, and every query
-the dispatcher (``app.service.notifications``) and the player's endpoints run on it.
+the dispatcher (``app.service.workers.dispatcher``) and the player's endpoints run on it.
 
 A move's notes are inserted in the move's own transaction (``commits.commit_change``), or as one
 more part of the plain move's single PostgreSQL statement (``commits._PLAIN_PG``), and only for a

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.errors import InvalidError
-from app.service.webpush import (
+from app.service.delivery.webpush import (
     PushRefusedError,
     PushRetryableError,
     Subscription,

@@ -6,7 +6,7 @@ from typing import TypeVar
 
 from app.bus.hub import QUEUE_LIMIT, Hub, Notification, Subscription
 from app.engine import Action
-from app.service.tables import TableService
+from app.service.pipeline import TableService
 from app.table.commands import Chat, Join, Play, Start
 
 T = TypeVar("T")

@@ -16,8 +16,8 @@ from app.bus.message import Sent
 from app.bus.redis import RedisBus
 from app.engine import Action, legal_actions
 from app.errors import ConflictError
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
 from app.table.commands import Actor, Join, Play, Start

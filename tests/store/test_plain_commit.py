@@ -12,8 +12,8 @@ import orjson
 
 from app.bus.hub import Hub
 from app.engine import Action, legal_actions
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
 from app.table.commands import Join, Play, Start

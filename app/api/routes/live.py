@@ -112,8 +112,8 @@ from app.errors import (
     UnauthenticatedError,
 )
 from app.logs import annotate
+from app.service.pipeline import TableService
 from app.service.rate_limits import Allowance
-from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens, hash_token
 from app.settings import Settings

@@ -19,7 +19,7 @@ from app.table.model import Loaded
 from app.table.time import utcnow
 
 if TYPE_CHECKING:
-    from app.service.tables import TableService
+    from app.service.pipeline import TableService
 
 log = logging.getLogger(__name__)
 

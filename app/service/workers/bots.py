@@ -43,8 +43,8 @@ from typing import Any
 from app.bus.hub import Subscription
 from app.engine import Action, RuleError
 from app.errors import NotFoundError, ServiceError
-from app.service.bot_pool import BotPool
-from app.service.tables import TableService
+from app.service.pipeline import TableService
+from app.service.workers.bot_pool import BotPool
 from app.store import leases
 from app.store.db import is_unavailable
 from app.table.commands import Actor, Play
@@ -184,7 +184,7 @@ class BotRunner:
         """Pause while deciding on ``loaded``; submit pinned to its version; drop a stale move."""
         seat = view["you"]
         events = await self.service.hand_events(loaded, seat)
-        # The bot thinks during its pause, in a worker process (app.service.bot_pool).
+        # The bot thinks during its pause, in a worker process (app.service.workers.bot_pool).
         _, action = await asyncio.gather(
             asyncio.sleep(self.discard_delay if "discard" in actions else self.draw_delay),
             self.pool.choose(level, view, events),

@@ -43,30 +43,27 @@ from typing import Any
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
-from app.bots import DISPLAY_NAMES
 from app.bus.hub import Hub, Notification
 from app.bus.message import Sent
 from app.engine import Event, MatchState, RuleError, make_ruleset
-from app.engine.cards import commitment
 from app.errors import (
     ConflictError,
-    NotFoundError,
     ServiceError,
 )
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT, TABLE_LOADS
 from app.service import names, ratings
 from app.service.lru import LRU
+from app.service.queries import TableQueries
 from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
 from app.store import Database, commits, tables
 from app.store.idempotency import idempotent_response, purge_idempotent, save_idempotent
-from app.store.log import events_since, finished_matches, hand_events, hand_rows
 from app.table import clock as clocks
-from app.table import notes, views
-from app.table.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
-from app.table.model import Change, Committed, Loaded, Note, SeatInfo, StoredEvent, TableRow
-from app.table.project import project
+from app.table import views
+from app.table.commands import DECK_DESIGNS, Actor, Chat, Command, Join, seat_of
+from app.table.decide import decide, stale
+from app.table.model import Change, Committed, Loaded, Note, SeatInfo, TableRow
 from app.table.time import utcnow
 
 # In-process cache: the latest state of recently played tables.
@@ -109,8 +106,9 @@ def _remember(
         )
 
 
-class TableService:
-    """Players, tables and the command pipeline over one Database and one Hub."""
+class TableService(TableQueries):
+    """Players, tables and the command pipeline over one Database and one Hub (the read side:
+    ``TableQueries``)."""
 
     def __init__(
         self,
@@ -165,42 +163,6 @@ class TableService:
         """The player holding ``token``; UnauthenticatedError when missing, unknown, revoked or
         expired (``app.service.tokens``)."""
         return await self.tokens.authenticate(token)
-
-    async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
-        """The actor's finished matches, newest first, from their side of the table."""
-        async with self.db.read() as session:
-            rows = await finished_matches(session, actor.player_id)
-            changes = await ratings.changes_by_match(session, actor.player_id)
-        out = []
-        for match, players in rows:
-            mine = 0 if match.seat0_player_id == actor.player_id else 1
-            theirs = 1 - mine
-            opponent = players.get(theirs)
-            bot = match.seat1_bot_level if theirs else match.seat0_bot_level
-            out.append(
-                {
-                    "table_id": match.table_id,
-                    "match_number": match.match_number,
-                    "seat": mine,
-                    "opponent": None
-                    if opponent is None
-                    else {"id": opponent.id, "name": opponent.name},
-                    "opponent_bot": None
-                    if bot is None
-                    else {"level": bot, "name": DISPLAY_NAMES.get(bot)},
-                    "result": "win" if match.winner == mine else "loss",
-                    "reason": match.reason,
-                    "scores": {"you": match.scores[mine], "opponent": match.scores[theirs]},
-                    "final_scores": {
-                        "you": match.final_scores[mine],
-                        "opponent": match.final_scores[theirs],
-                    },
-                    "finished_at": match.finished_at.isoformat(),
-                    "match_id": f"{match.table_id}-{match.match_number}",
-                    "rating": changes.get((match.table_id, match.match_number)),
-                }
-            )
-        return out
 
     # Tables.
 
@@ -272,32 +234,6 @@ class TableService:
             return replay
         return Result(201, body)
 
-    async def table_id_by_invite(self, code: str) -> str:
-        async with self.db.read() as session:
-            table_id = await tables.table_id_by_invite(session, code)
-        if table_id is None:
-            raise NotFoundError("invite_not_found", "no table has this invite code")
-        return table_id
-
-    async def invite(self, code: str) -> dict[str, Any]:
-        """What an invite offers, before anyone accepts it: the table, who invites, its rules
-        and clock, and whether seat 1 is still free."""
-        loaded = await self.load(await self.table_id_by_invite(code))
-        table, host, guest = loaded.table, loaded.seat_info(0), loaded.seat_info(1)
-        inviter = None
-        if host is not None and host.player_id is not None:
-            inviter = {"id": host.player_id, "name": host.player_name}
-        return {
-            "table_id": table.id,
-            "inviter": inviter,
-            "seat_open": guest is None,
-            "status": table.status,
-            "preset": table.preset,
-            "rated": table.rated,
-            "rules": table.rules,
-            "clock": clocks.clock_view(loaded.clock, utcnow()),
-        }
-
     async def join(
         self,
         code: str,
@@ -315,47 +251,6 @@ class TableService:
                 "invite_mismatch", "this invite is for another table than the one you opened"
             )
         return await self.submit(invited, actor, Join(deck_design), idempotency=idempotency)
-
-    async def load(self, table_id: str) -> Loaded:
-        """The table, its seats and its match state (``loaded.table.version``, ``last_seq``)."""
-        loaded = await tables.load_table(self.db, table_id)
-        if loaded is None:
-            raise NotFoundError("table_not_found", f"no table {table_id!r}")
-        return loaded
-
-    async def table_view(self, table_id: str, actor: Actor | None) -> dict[str, Any]:
-        """The table as ``actor`` may see it (a seat's view, or a spectator's with None)."""
-        return self.render(await self.load(table_id), actor)
-
-    def render(self, loaded: Loaded, actor: Actor | None) -> dict[str, Any]:
-        """The table's JSON as ``actor`` may see it (``app.table.views``)."""
-        return views.table_view(loaded, seat_of(loaded, actor), utcnow(), self.public_url)
-
-    async def events_since(
-        self, table_id: str, since: int, seat: int | None, limit: int | None = None
-    ) -> list[dict[str, Any]]:
-        """The log after seq ``since``, each event redacted for ``seat`` (None: spectator)."""
-        return [
-            views.event_for(stored, seat) for stored in await self.log_since(table_id, since, limit)
-        ]
-
-    async def hand_events(self, loaded: Loaded, seat: int) -> list[dict[str, Any]]:
-        """The events of the current hand of ``loaded`` so far, each redacted for ``seat``."""
-        state = loaded.state
-        if state is None:
-            return []
-        table = loaded.table
-        async with self.db.read() as session:
-            number = state.hand.number
-            stored = await hand_events(session, table.id, table.match_number, number)
-        return [views.event_for(s, seat) for s in stored]
-
-    async def log_since(
-        self, table_id: str, since: int, limit: int | None = None
-    ) -> list[StoredEvent]:
-        """The log after seq ``since``, unredacted: for transport that redacts per recipient."""
-        async with self.db.read() as session:
-            return await events_since(session, table_id, since, limit)
 
     # The pipeline.
 
@@ -418,7 +313,7 @@ class TableService:
                     self._tables.pop(table_id)
                     cached = False
                     if expected_version is not None or fresh_attempts == 2:
-                        raise _stale(None, expected_version) from None
+                        raise stale(None, expected_version) from None
                     continue
                 except IntegrityError:
                     # The same Idempotency-Key committed by a concurrent request elsewhere.
@@ -455,23 +350,29 @@ class TableService:
         reason = "stale" if not cached else "uncached"
         if loaded is not None:
             with contextlib.suppress(ServiceError, RuleError):
-                change = _decide_on(
-                    loaded,
-                    actor,
-                    command,
-                    expected_version,
-                    self.abandon_after,
-                    warn_at=self.warn_at,
-                )
+                change = self._decide_now(loaded, actor, command, expected_version)
                 return loaded, change, False
             reason = "refusal"
         TABLE_LOADS.labels(reason).inc()
         loaded = await self.load(table_id)
         self._keep(loaded)
-        change = _decide_on(
-            loaded, actor, command, expected_version, self.abandon_after, warn_at=self.warn_at
-        )
+        change = self._decide_now(loaded, actor, command, expected_version)
         return loaded, change, True
+
+    def _decide_now(
+        self, loaded: Loaded, actor: Actor, command: Command, expected_version: int | None
+    ) -> Change:
+        """``app.table.decide.decide`` at the server's time, with a fresh seed."""
+        return decide(
+            loaded,
+            actor,
+            command,
+            expected_version,
+            self.abandon_after,
+            now=utcnow(),
+            seed=secrets.token_hex(32),
+            warn_at=self.warn_at,
+        )
 
     def _cached(self, table_id: str) -> Loaded | None:
         entry = self._tables.get(table_id)
@@ -524,11 +425,6 @@ class TableService:
             )
         return Result(row.status_code, row.body, replayed=True)
 
-    async def tables_in_play(self) -> int:
-        """How many tables in the database have a match being played."""
-        async with self.db.read() as session:
-            return await tables.tables_in_play(session)
-
     async def purge_idempotency_keys(self, older_than: timedelta) -> int:
         """Forget idempotent responses older than ``older_than`` (a retry after that applies
         anew); how many were forgotten."""
@@ -544,77 +440,6 @@ class TableService:
             "events": [views.event_for(s, seat) for s in committed.stored],
             "table": self.render(committed.after, actor),
         }
-
-    # Hand history.
-
-    async def hand_history(self, table_id: str, hand: int, match: int | None) -> dict[str, Any]:
-        """A finished hand in full: deal, every event, result, seed, nonce and commitment."""
-        async with self.db.read() as session:
-            loaded = await tables.load(session, table_id)
-            if loaded is None:
-                raise NotFoundError("table_not_found", f"no table {table_id!r}")
-            match = loaded.table.match_number if match is None else match
-            rows = await hand_rows(session, table_id, match, hand)
-            state = await tables.load_match_state(session, table_id, match)
-        if not rows or state is None:
-            raise NotFoundError("hand_not_found", f"match {match} has no hand {hand}")
-        events = [(r, Event.from_dict(r.data)) for r in rows]
-        result = next((e.public for _, e in events if e.type == "hand_over"), None)
-        resigned = state.status == "finished" and state.hand.number == hand
-        if result is None and not resigned:
-            raise ConflictError(
-                "hand_not_finished",
-                f"hand {hand} is still being played; its history opens when it ends",
-            )
-        start_row, start = events[0]
-        assert start.type == "hand_started" and start_row.secret is not None
-        seed, nonce = (
-            (result["seed"], result["nonce"]) if result else (state.hand.seed, state.hand.nonce)
-        )
-        dealer = start.public["dealer"]
-        return {
-            "table_id": table_id,
-            "match_number": match,
-            "hand_number": hand,
-            "ended_by": "hand_over" if result else state.finish_reason,
-            "commitment": start.public["commitment"],
-            "seed": seed,
-            "nonce": nonce,
-            "commitment_valid": commitment(seed, nonce) == start.public["commitment"],
-            "dealer": dealer,
-            "deal": {
-                "hands": [start.private[0]["hand"], start.private[1]["hand"]],
-                "upcard": start.public["upcard"],
-                "stock": start_row.secret["stock"],
-            },
-            "events": [{"seq": r.seq, **e.to_dict()} for r, e in events],
-            "result": result,
-        }
-
-
-def _decide_on(
-    loaded: Loaded,
-    actor: Actor,
-    command: Command,
-    expected_version: int | None,
-    abandon_after: timedelta,
-    *,
-    warn_at: float = 0.0,
-) -> Change:
-    if expected_version is not None and loaded.table.version != expected_version:
-        raise _stale(loaded.table.version, expected_version)
-    now = utcnow()
-    seat = seat_of(loaded, actor)
-    context = Context(loaded, actor, seat, secrets.token_hex(32), now, abandon_after)
-    change = command.decide(context)
-    clocks.attach(loaded, change, actor, now)
-    ratings.attach(loaded, change)
-    # The notifications it causes, written with it (``app.store.outbox``) and sent live.
-    change.notes = notes.caused(loaded, project(loaded, change, now), actor)
-    warning = notes.time_running_out(loaded, change, now, warn_at)
-    if warning is not None:
-        change.notes.append(warning)
-    return change
 
 
 def _due_to(notes: list[Note], written: int) -> list[str]:
@@ -639,8 +464,3 @@ def _too_many_tables(cap: int) -> ConflictError:
     return ConflictError(
         "too_many_open_tables", f"you sit at {cap} tables not finished: finish or resign one first"
     )
-
-
-def _stale(current: int | None, expected: int | None) -> ConflictError:
-    now = "" if current is None else f"; the table is at version {current}"
-    return ConflictError("stale_version", f"the table changed since version {expected}{now}")
