@@ -1,8 +1,8 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.bus.hub.Hub`` in process, or
-``app.bus.redis.RedisBus`` with ``redis_url``; ``bus.health() -> str | None`` says why it is
+(``app.store.Database``), ``hub`` (``app.bus.hub.Hub`` in process, or
+``app.bus.redis.RedisBus`` with ``redis_url``; ``hub.health() -> str | None`` says why it is
 degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``), ``service``
 (``app.service.pipeline.TableService``), ``bots`` (``app.service.workers.bots.BotRunner``, which
 plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named checks of
@@ -139,7 +139,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rate_limits = RateLimits.from_settings(settings)
         app.state.db = db
         app.state.hub = hub
-        app.state.bus = hub
         app.state.rate_limits = rate_limits
         ticket_store = app.state.tickets = Tickets(
             settings.ws_ticket_seconds, settings.redis_url, settings.redis_prefix

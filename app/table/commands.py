@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Action, Event, Ruleset, apply, new_match
 from app.errors import ConflictError, ForbiddenError, InvalidError
 from app.table.model import Change, Loaded, SeatInfo
 
-DECK_DESIGNS = ("classic", "royal", "neon", "forest")
+# The deck designs a seat may choose, listed once: the schema (``app.api.schemas``) takes the
+# type, and the OpenAPI with it.
+DeckDesign = Literal["classic", "royal", "neon", "forest"]
+DECK_DESIGNS: tuple[DeckDesign, ...] = get_args(DeckDesign)
 CHAT_MAX = 500
 
 

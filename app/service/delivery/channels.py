@@ -11,16 +11,6 @@ from sqlalchemy import Row
 from app.service.delivery.webhooks import WebhookSender
 from app.store.models import NotificationSettings
 
-# What a webhook or push message may be about (``type`` in the body).
-KINDS = (
-    "your_turn",
-    "opponent_joined",
-    "match_finished",
-    "time_running_out",
-    "your_turn_digest",
-    "ping",
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Recipient:

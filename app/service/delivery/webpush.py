@@ -76,7 +76,6 @@ SUBSCRIPTIONS_PER_PLAYER = 10
 # Push services take 4096 bytes of encrypted body; aes128gcm adds 86 bytes of header and 17 of
 # padding delimiter and tag. A larger payload is cut to its kind and table.
 MAX_PAYLOAD = 3800
-ENDPOINT_MAX = 1024
 # Notifications someone is waiting for: delivered at once even to a device saving battery.
 URGENT = frozenset({"your_turn", "time_running_out"})
 
