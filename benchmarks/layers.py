@@ -41,7 +41,7 @@ INTO: list[tuple[str, re.Pattern[str]]] = [
         "rendering views (view, redaction, frames)",
         re.compile(
             r"app/engine/view\.py|app/api/frames\.py|app/table/views\.py|app/table/notes\.py"
-            r"|^(render|_response) \(.*app/service/tables\.py"
+            r"|^(render|_response) \(.*app/service/(pipeline|queries)\.py"
         ),
     ),
     (
@@ -61,7 +61,7 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
             r"|app/api/audiences\.py|app/api/wire\.py|websockets/|protocols/websockets"
         ),
     ),
-    ("bot runner", re.compile(r"app/service/bots\.py|app/bots/")),
+    ("bot runner", re.compile(r"app/service/workers/bots\.py|app/bots/")),
     (
         "rate limits (counted in batches, shared in Redis)",
         re.compile(r"app/service/rate_limits\.py|app/api/ratelimit\.py|/limits/"),
@@ -77,7 +77,7 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
 SHARED = re.compile(r"/redis/|\(asyncio/")
 PIPELINE = "pipeline (TableService.submit itself)"
 OTHER = "event loop and the rest (uvloop's sockets and timers, asyncio, the collector)"
-SERVICE = re.compile(r"app/service/tables\.py")
+SERVICE = re.compile(r"app/service/(pipeline|queries)\.py")
 ORDER = [name for name, _ in INTO] + [PIPELINE] + [name for name, _ in WITHIN] + [OTHER]
 
 
