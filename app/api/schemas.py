@@ -9,10 +9,9 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_val
 
 from app.engine import PRESETS, parse_card
 from app.engine.rules import BOOLS, CHOICES, RANGES
-from app.service.commands import CHAT_MAX
 from app.settings import Settings
+from app.table.commands import CHAT_MAX, DeckDesign
 
-DeckDesign = Literal["classic", "royal", "neon", "forest"]
 # A card code as ``parse_card`` reads it: rank (A, 2-9, T or 10, J, Q, K) and suit, any case.
 CARD_PATTERN = r"^\s*(10|[2-9TtJjQqKkAa])[CcDdHhSs]\s*$"
 # A chat line: no control characters but newline and tab, and something besides whitespace.

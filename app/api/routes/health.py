@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from app.api.errors import error_body
 from app.api.schemas import StatusOut
 from app.metrics import TABLES_IN_PLAY
-from app.service.tables import TableService
+from app.service.pipeline import TableService
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ FAILED = "failed"
 class Readiness:
     """The named checks of ``/readyz``: each an async callable that raises when it fails.
 
-    ``add("bus", hub.check, required=False)`` adds one; a required check's failure makes the
+    ``add("bus", bus_check(hub), required=False)`` adds one; a required check's failure makes the
     process unready (503), an optional one's only degraded (200). Each change of a check's
     outcome is logged once (a probe every 250 ms must not write a line each time).
     """

@@ -103,9 +103,7 @@ from app.api.protocols import ALLOWANCE, CLOSE_TOO_MANY
 from app.api.schemas import INT32
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
-from app.logs import annotate
-from app.service.commands import Actor, Play, seat_of
-from app.service.errors import (
+from app.errors import (
     ForbiddenError,
     InvalidError,
     NotFoundError,
@@ -113,12 +111,14 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
+from app.logs import annotate
+from app.service.pipeline import TableService
 from app.service.rate_limits import Allowance
-from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens, hash_token
 from app.settings import Settings
-from app.store.repo import Loaded, StoredEvent
+from app.table.commands import Actor, Play, seat_of
+from app.table.model import Loaded, StoredEvent
 
 log = logging.getLogger(__name__)
 

@@ -29,8 +29,8 @@ from app.api.request_body import StrictJSONRoute, announced_over
 from app.api.routes.common import COMMAND_ROUTE, render, run, submit
 from app.api.schemas import CardBody, DrawBody, Versioned
 from app.engine import Action
-from app.service.commands import Play
-from app.service.tables import TableService
+from app.service.pipeline import TableService
+from app.table.commands import Play
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["moves"], route_class=StrictJSONRoute)
 

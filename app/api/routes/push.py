@@ -1,6 +1,6 @@
 """Web Push: the server's VAPID public key, and your browsers' push subscriptions (subscribe,
-list, unsubscribe). ``app.service.webpush`` sends the notifications; without a VAPID key on the
-server every route here answers 404 ``push_disabled``."""
+list, unsubscribe). ``app.service.delivery.webpush`` sends the notifications; without a VAPID key on
+the server every route here answers 404 ``push_disabled``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from app.api.deps import CurrentActor
 from app.api.request_body import StrictJSONRoute
 from app.api.schemas import PushKeyOut, PushSubscriptionIn, PushSubscriptionOut, error_responses
-from app.service.webpush import Subscription, WebPushChannel
+from app.service.delivery.webpush import Subscription, WebPushChannel
 
 router = APIRouter(prefix="/v1", tags=["push"], route_class=StrictJSONRoute)
 

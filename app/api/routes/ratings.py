@@ -18,8 +18,8 @@ from app.api.schemas import (
     error_responses,
 )
 from app.engine import PRESETS
+from app.errors import NotFoundError
 from app.service import ratings, records
-from app.service.errors import NotFoundError
 
 router = APIRouter(tags=["ratings"])
 
