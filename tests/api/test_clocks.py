@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,21 +22,11 @@ from app.engine.verify import verify
 from tests.api.conftest import start_server
 from tests.api.helpers import JSON, Player, choose, get_table, seated_table
 from tests.api.processes import processes
+from tests.waiting import until
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[2] / "docs/schemas/match-record.schema.json").read_text()
 )
-
-
-async def until(check: Callable[[], Awaitable[Any]], limit: float = 30.0) -> Any:
-    """Poll ``check`` until it returns something truthy."""
-    end = time.monotonic() + limit
-    while True:
-        value = await check()
-        if value:
-            return value
-        assert time.monotonic() < end, "the condition never held"
-        await asyncio.sleep(0.1)
 
 
 async def events(client: httpx.AsyncClient, table_id: str, who: Player) -> list[JSON]:
