@@ -135,6 +135,11 @@ def database_url(
         yield url
 
 
+# For a test whose subject is not the database (documents, the edge, input checks, error
+# mapping, redaction): run it once, on SQLite, rather than on both.
+sqlite_only = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+
 @contextlib.contextmanager
 def own_database(like: str, tmp_path_factory: pytest.TempPathFactory, prefix: str) -> Iterator[str]:
     """A new empty database of the same kind as ``like``. For a module whose servers must be

@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 
 from app.engine.verify import verify
-from tests.api.conftest import start_server
+from tests.api.conftest import sqlite_only, start_server
 from tests.api.helpers import JSON, Player, choose, get_table, seated_table
 from tests.api.processes import processes
 from tests.waiting import until
@@ -95,6 +95,7 @@ async def test_every_view_shows_the_clock_as_server_times(client: httpx.AsyncCli
         ({"control": "sundial", "seconds": 10}, "invalid_request"),
     ],
 )
+@sqlite_only
 async def test_a_bad_time_control_is_refused(
     client: httpx.AsyncClient, bad: JSON, code: str
 ) -> None:

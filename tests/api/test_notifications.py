@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import Server, _free_port, own_database, start_server
+from tests.api.conftest import Server, _free_port, own_database, sqlite_only, start_server
 from tests.api.helpers import (
     JSON,
     Player,
@@ -288,6 +288,7 @@ async def test_reminders_none_and_digest(http: httpx.AsyncClient, receiver: Rece
     assert "your_turn" not in kinds and "opponent_joined" in kinds
 
 
+@sqlite_only
 async def test_ssrf_targets_refused_by_default(server: Server) -> None:
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
         player = await new_player(client)

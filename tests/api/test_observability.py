@@ -16,7 +16,7 @@ import orjson
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
-from tests.api.conftest import Server, _free_port, start_server
+from tests.api.conftest import Server, _free_port, sqlite_only, start_server
 from tests.api.helpers import seated_table, step
 from tests.api.processes import start_process, stop
 
@@ -49,6 +49,7 @@ def move_requests(metrics: dict[Any, float]) -> float:
     )
 
 
+@sqlite_only
 async def test_metrics_count_requests_and_move_commits(
     client: httpx.AsyncClient, server: Server
 ) -> None:
@@ -77,6 +78,7 @@ async def test_metrics_count_requests_and_move_commits(
     assert value(after, "ginrummy_tables_in_play") >= 1
 
 
+@sqlite_only
 async def test_open_sockets_gauge_follows_a_connection(
     client: httpx.AsyncClient, server: Server
 ) -> None:
@@ -181,6 +183,7 @@ async def test_json_logs_carry_request_ids_tables_and_seats_but_no_token(tmp_pat
         assert player.token not in text
 
 
+@sqlite_only
 async def test_readyz_names_the_dependency_that_failed(database_url: str, tmp_path: Path) -> None:
     closed = _free_port()
     degraded = start_process(
