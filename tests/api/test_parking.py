@@ -40,6 +40,7 @@ from tests.api.test_live import (
     listen,
     ws_url,
 )
+from tests.waiting import until
 
 ROUTE = "/v1/tables/{table_id}/ws"
 SEQUENCED = ("view", "event", "skip")
@@ -202,7 +203,8 @@ async def test_a_parked_spectator_that_stops_reading_is_closed_4008_after_what_w
             for _ in range(MESSAGES // 100):
                 writer.write(bad * 100)
                 await writer.drain()
-            await asyncio.sleep(SEND_GRACE + 2)  # still not reading when the grace runs out
+            # Still not reading when the grace runs out (SEND_GRACE after the queue filled).
+            await until(lambda: _slow_consumers() > slow_before, timeout=SEND_GRACE + 60)
             while CLOSE_4008 not in b"".join(chunks[-2:]):
                 chunk = await reader.read(65536)
                 assert chunk, "the server hung up without the 4008 close frame"
