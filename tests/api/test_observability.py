@@ -19,6 +19,7 @@ from websockets.asyncio.client import connect
 from tests.api.conftest import Server, _free_port, sqlite_only, start_server
 from tests.api.helpers import seated_table, step
 from tests.api.processes import start_process, stop
+from tests.waiting import until
 
 MOVES = "/v1/tables/{table_id}/moves/"
 
@@ -89,10 +90,11 @@ async def test_open_sockets_gauge_follows_a_connection(
     async with connect(url, proxy=None) as ws:
         await ws.recv()
         assert value(await samples(client), gauge, route=route) == before + 1
-    deadline = time.monotonic() + 30
-    while value(await samples(client), gauge, route=route) != before:
-        assert time.monotonic() < deadline, "the gauge did not come down"
-        await asyncio.sleep(0.05)
+
+    async def down() -> bool:
+        return value(await samples(client), gauge, route=route) == before
+
+    await until(down, what="the gauge to come down")
 
 
 async def _poll_lines(log: Path, found: Any) -> list[dict[str, Any]]:
