@@ -15,7 +15,6 @@ PASS = "/v1/tables/{table_id}/moves/pass"
 DISCARD = "/v1/tables/{table_id}/moves/discard"
 
 
-@sqlite_only
 async def test_a_plain_move_gets_its_request_id_cors_and_vary(
     client: httpx.AsyncClient, server: Server
 ) -> None:

@@ -241,7 +241,6 @@ def test_the_move_lane_matches_the_move_routes_alone() -> None:
         assert not lane.match(scope) and "route" not in scope, (method, path)
 
 
-@sqlite_only
 async def test_moves_answer_alike_on_either_path(client: httpx.AsyncClient) -> None:
     # The plain case (MoveLane) and the rest (the FastAPI route) answer as one route: a body
     # the model refuses, another content type, no body, a pinned version, a key replayed.

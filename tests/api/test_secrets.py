@@ -10,7 +10,7 @@ import httpx
 from app.engine import MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, repo
-from tests.api.conftest import Server, sqlite_only, start_server
+from tests.api.conftest import Server, start_server
 from tests.api.helpers import (
     JSON,
     Player,
@@ -46,7 +46,6 @@ async def _everything_seen(
     ]
 
 
-@sqlite_only
 async def test_seat1_and_spectators_never_see_hidden_cards_or_seeds(
     client: httpx.AsyncClient,
     server: Server,
