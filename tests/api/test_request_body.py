@@ -23,7 +23,7 @@ from websockets.exceptions import ConnectionClosed
 from app.api.request_body import BodyLimit, StrictJSONRoute, depth, too_deep
 from app.api.routes.moves import MoveLane, router
 from app.main import create_app
-from tests.api.conftest import Server
+from tests.api.conftest import Server, sqlite_only
 from tests.api.helpers import JSON, Player, get_table, seated_table
 
 
@@ -149,6 +149,7 @@ async def _raw(
         writer.close()
 
 
+@sqlite_only
 async def test_a_large_body_is_413_before_it_is_read(
     server: Server, client: httpx.AsyncClient
 ) -> None:
@@ -178,6 +179,7 @@ async def test_a_large_body_is_413_before_it_is_read(
     assert (await get_table(client, table_id, p0))["game"] == view["game"]
 
 
+@sqlite_only
 async def test_an_oversized_websocket_message_closes_1009(
     server: Server, client: httpx.AsyncClient
 ) -> None:
