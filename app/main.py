@@ -26,10 +26,10 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from app.api import errors
+from app.api.edge.gateway import Gateway
+from app.api.edge.occupancy import Occupancy
+from app.api.edge.request_body import BodyLimit
 from app.api.frames import Frames
-from app.api.gateway import Gateway
-from app.api.occupancy import Occupancy
-from app.api.request_body import BodyLimit
 from app.api.routes import (
     docs,
     health,
@@ -271,12 +271,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.frames = Frames()  # table messages rendered once per audience (app/api/frames.py)
-    # Open sockets per address and per player, capped (app/api/occupancy.py).
+    # Open sockets per address and per player, capped (app/api/edge/occupancy.py).
     app.state.occupancy = Occupancy(settings.ws_max_per_player, settings.ws_max_per_address)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
     # Outermost: every request, refused or not, gets its id, its metrics and its line, then
-    # CORS, then the rate limits; a plain move is answered there (app/api/gateway.py).
+    # CORS, then the rate limits; a plain move is answered there (app/api/edge/gateway.py).
     cors = {
         "allow_origins": settings.origins(),
         "allow_methods": ["GET", "POST", "PUT", "DELETE"],
@@ -286,7 +286,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     }
     app.add_middleware(Gateway, cors=cors, moves=moves.MoveLane(settings.max_body_bytes))
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    # Every operation but the health routes' answers 429 past a rate limit (app/api/ratelimit.py).
+    # Every operation but the health routes' answers 429 past a rate limit
+    # (app/api/edge/ratelimit.py).
     for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)

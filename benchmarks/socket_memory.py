@@ -36,7 +36,7 @@ from tests.api.helpers import seated_table  # noqa: E402
 _config_init = uvicorn.Config.__init__
 
 
-# uvicorn's WebSocket implementation (``--ws``); "app": the app's own (``app.api.protocols``).
+# uvicorn's WebSocket implementation (``--ws``); "app": the app's own (``app.api.edge.protocols``).
 CHOSEN = {"ws": "app"}
 
 
@@ -104,7 +104,7 @@ def main() -> None:
         "--ws",
         default="app",
         choices=["app", "websockets", "websockets-sansio", "wsproto"],
-        help="uvicorn's WebSocket implementation (app: websockets-sansio as app.api.protocols "
+        help="uvicorn's WebSocket implementation (app: websockets-sansio as app.api.edge.protocols "
         "extends it, as the app is served; the others are parked never)",
     )
     args = parser.parse_args()

@@ -87,7 +87,7 @@ class Caller:
 
 def client_address(request: Request) -> str | None:
     """The client's address (behind a trusted proxy, the one it forwarded: see
-    ``app.api.ratelimit``); None when the server does not know it."""
+    ``app.api.edge.ratelimit``); None when the server does not know it."""
     return None if request.client is None else request.client.host
 
 

@@ -22,7 +22,7 @@ InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_le
                                invalid_name, reserved_name, invalid_time_control
 validation             422     invalid_request (with ``details``: each error's ``loc``, ``msg``
                                and ``type``, never the input): a body that is not strict JSON
-                               (``app.api.request_body``) or does not fit its schema
+                               (``app.api.edge.request_body``) or does not fit its schema
 BodyTooDeep            422     body_too_deep: a body nested deeper than ``max_body_depth``
 request_body.BodyLimit 413     payload_too_large: a body over ``max_body_bytes``
 HTTPException          405     method_not_allowed (``Allow`` lists every method of the path)
@@ -100,7 +100,7 @@ def payload_too_large(limit: int) -> dict[str, str]:
 
 
 class BodyTooDeep(HTTPException):
-    """A JSON body nested deeper than ``limit`` (``app.api.request_body``). Raised where a
+    """A JSON body nested deeper than ``limit`` (``app.api.edge.request_body``). Raised where a
     route reads its body: FastAPI passes an HTTPException on to the handlers untouched."""
 
     def __init__(self, limit: int) -> None:

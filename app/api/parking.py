@@ -24,13 +24,13 @@ What a parked socket keeps of the guarantees of ``app.api.routes.live``:
   rate limit: ``pong``, a move's ``ack`` or ``error``; read no further while replies cannot be
   queued, nor while the transport is paused (a ping parsed meanwhile gets one pong, for the
   latest, when it resumes); pings and pongs count against the same limit, and one over it
-  closes the socket with 4429 (as ``app.api.protocols`` does through ASGI); a watcher who
+  closes the socket with 4429 (as ``app.api.edge.protocols`` does through ASGI); a watcher who
   joins the table moves to its seat's audience and ``your_turn`` as any member does;
 - keepalive: one timer for all parked sockets (``Parking``), not two per socket: every
   ``ws_ping_interval`` s each gets a ping, and one that has not answered ``ws_ping_timeout`` s
   later is closed with 1011, as uvicorn does;
 - the server's shutdown closes it with 1012 (uvicorn's ``shutdown`` of each connection);
-- its access log line and metrics at its close (``app.api.access.WebSocketSession``).
+- its access log line and metrics at its close (``app.api.edge.access.WebSocketSession``).
 """
 
 from __future__ import annotations
@@ -53,14 +53,14 @@ from app.api.backpressure import (
     SLOW_REASON,
     Graced,
 )
+from app.api.edge.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
 from app.api.frames import text
-from app.api.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
 from app.api.wire import Detached, frame
 from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 
 if TYPE_CHECKING:
-    from app.api.access import WebSocketSession
     from app.api.audiences import Feeds, Member
+    from app.api.edge.access import WebSocketSession
 
 log = logging.getLogger(__name__)
 

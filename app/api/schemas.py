@@ -783,6 +783,6 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
-# Every operation but the health routes' counts against the rate limits (``app.api.ratelimit``):
-# the app includes each router with these ``responses``.
+# Every operation but the health routes' counts against the rate limits
+# (``app.api.edge.ratelimit``): the app includes each router with these ``responses``.
 RATE_LIMITED = error_responses(429)

@@ -12,9 +12,9 @@ Only where it is safe (else ``Wire.of`` gives None, or ``write`` says ``BUSY``, 
 message goes the ASGI way, which waits for a paused transport):
 
 - the socket is served by uvicorn's ``websockets-sansio`` protocol (uvicorn's default when
-  ``websockets`` is installed) as ``app.api.protocols.WebSocketProtocol`` extends it, and the
+  ``websockets`` is installed) as ``app.api.edge.protocols.WebSocketProtocol`` extends it, and the
   ``send`` the access log middleware was handed is that
-  protocol's own: nothing outside it rewrites a socket's messages (``app.api.access`` is the
+  protocol's own: nothing outside it rewrites a socket's messages (``app.api.edge.access`` is the
   outermost middleware; Starlette's error middleware passes WebSocket scopes through, and
   those inside the access log leave ``websocket.send`` alone);
 - the handshake is done with no extension negotiated (no per-message deflate);
@@ -44,7 +44,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.protocol import Protocol, State
 from websockets.server import ServerProtocol
 
-from app.api.protocols import WebSocketProtocol
+from app.api.edge.protocols import WebSocketProtocol
 from app.service.rate_limits import Allowance
 
 # ``scope["extensions"]`` key of a socket's ``Wire`` (set at its accept).
@@ -165,7 +165,7 @@ class Detached(NamedTuple):
     connections: set[Any]  # uvicorn's open connections (for its graceful shutdown)
     ping_interval: float | None
     ping_timeout: float | None
-    allowance: Allowance | None  # the socket's count against its limit (``app.api.protocols``)
+    allowance: Allowance | None  # the socket's count against its limit (``app.api.edge.protocols``)
 
 
 class _Nowhere:

@@ -22,7 +22,7 @@ import httpx
 import pytest
 import uvicorn
 
-from app.api.protocols import uvicorn_options
+from app.api.edge.protocols import uvicorn_options
 from app.main import create_app
 from app.settings import Settings
 from tests.api.receiver import Receiver

@@ -48,10 +48,10 @@
   the socket at its next move, ``token_cache_seconds`` after at most. A ticket whose
   token was revoked opens nothing (``unauthorized``, 4401).
 - One socket more than ``ws_max_per_player`` for its player or ``ws_max_per_address`` from its
-  address open in this process (``app.api.occupancy``): an ``error`` (``too_many_sockets``), then
-  close code 4429. The socket's frames count against ``rate_limit_socket``: a message over it
-  is answered by an ``error`` (``rate_limited``), a ping or pong over it closes the socket with
-  4429 (``app.api.protocols``).
+  address open in this process (``app.api.edge.occupancy``): an ``error``
+  (``too_many_sockets``), then close code 4429. The socket's frames count against
+  ``rate_limit_socket``: a message over it is answered by an ``error`` (``rate_limited``), a
+  ping or pong over it closes the socket with 4429 (``app.api.edge.protocols``).
 - Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
   through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
   your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
@@ -77,7 +77,6 @@ from fastapi import APIRouter, Query, WebSocket
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from app.api.access import SESSION
 from app.api.audiences import (
     CLOSE_REVOKED,
     REVOKED_ERROR,
@@ -95,11 +94,12 @@ from app.api.backpressure import (
     Graced,
 )
 from app.api.deps import bearer_token
+from app.api.edge.access import SESSION
+from app.api.edge.occupancy import Occupancy
+from app.api.edge.protocols import ALLOWANCE, CLOSE_TOO_MANY
 from app.api.frames import Frames, text
 from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
-from app.api.occupancy import Occupancy
 from app.api.parking import Parking
-from app.api.protocols import ALLOWANCE, CLOSE_TOO_MANY
 from app.api.schemas import INT32
 from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
@@ -204,7 +204,7 @@ class Socket(Graced):
         self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
         self.closing = False
         # The socket's count against ``rate_limit_socket``, shared with its protocol, which
-        # counts the pings and pongs (``app.api.protocols``); its own under another server.
+        # counts the pings and pongs (``app.api.edge.protocols``); its own under another server.
         extensions = websocket.scope.get("extensions") or {}
         self._allowance: Allowance | None = (
             extensions[ALLOWANCE]

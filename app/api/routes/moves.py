@@ -1,7 +1,7 @@
 """Moves: one endpoint per engine action, all through the one command pipeline.
 
 The routes below are what the API is (OpenAPI, validation, errors). ``MoveLane`` serves the
-common case of the six move routes from ``app.api.gateway``, without the layers under it (body
+common case of the six move routes from ``app.api.edge.gateway``, without the layers under it (body
 limit, exception middleware, FastAPI's routing through included routers, the dependency solver,
 the request and response objects), which cost more CPU than the pipeline's own work: a
 well-formed body with its length announced goes through the same model, the same token and
@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import Caller, CommandCaller, bearer, idempotency_of
-from app.api.request_body import StrictJSONRoute, announced_over
+from app.api.edge.request_body import StrictJSONRoute, announced_over
 from app.api.routes.common import COMMAND_ROUTE, render, run, submit
 from app.api.schemas import CardBody, DrawBody, Versioned
 from app.engine import Action
@@ -124,7 +124,7 @@ _CONTENT_TYPE = (b"content-type", _JSON)
 
 
 class MoveLane:
-    """The move routes' common case, served inside ``app.api.gateway`` (see the module
+    """The move routes' common case, served inside ``app.api.edge.gateway`` (see the module
     docstring): labelled, logged and rate-limited there as the route it stands for."""
 
     def __init__(self, limit: int) -> None:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import CurrentActor
-from app.api.request_body import StrictJSONRoute
+from app.api.edge.request_body import StrictJSONRoute
 from app.api.schemas import Body, error_responses
 from app.service.notifications import Preferences
 

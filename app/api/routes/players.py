@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from starlette.convertors import Convertor, register_url_convertor
 
 from app.api.deps import CurrentActor, ServiceDep, bearer_token, client_address
-from app.api.request_body import StrictJSONRoute
+from app.api.edge.request_body import StrictJSONRoute
 from app.api.schemas import (
     ErrorOut,
     MatchRecordOut,

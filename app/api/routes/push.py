@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from app.api.deps import CurrentActor
-from app.api.request_body import StrictJSONRoute
+from app.api.edge.request_body import StrictJSONRoute
 from app.api.schemas import PushKeyOut, PushSubscriptionIn, PushSubscriptionOut, error_responses
 from app.service.webpush import Subscription, WebPushChannel
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
 from app.api.deps import IDEMPOTENT, TOKEN_OPTIONAL, CommandCaller, ServiceDep, ViewerDep
-from app.api.request_body import StrictJSONRoute
+from app.api.edge.request_body import StrictJSONRoute
 from app.api.routes.common import COMMAND_ROUTE, command_response, submit
 from app.api.schemas import (
     EVENTS_EXAMPLE,

@@ -37,7 +37,7 @@ def page_headers(*inline_scripts: str, blob_workers: bool = False) -> dict[str, 
     server's own scripts and the ``inline_scripts`` it names (allowed by their hashes), talks
     only to this origin, and is framed by no one; inline styles are allowed (the client sets a
     few); ``blob_workers``: its scripts may start workers from code they made (ReDoc's search).
-    ``X-Content-Type-Options: nosniff`` is on every response (``app.api.gateway``)."""
+    ``X-Content-Type-Options: nosniff`` is on every response (``app.api.edge.gateway``)."""
     hashes = "".join(
         f" 'sha256-{base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()}'"
         for script in inline_scripts

@@ -3,7 +3,7 @@
 ``python -m app`` (and the tests' servers) serve with ``uvicorn_options(settings)``: uvicorn's
 own ``httptools`` and ``websockets-sansio`` protocols (its defaults with ``uvicorn[standard]``),
 subclassed here, so everything else about them stays uvicorn's. (Under uvicorn's command line:
-``--http app.api.protocols:HttpProtocol --ws app.api.protocols:WebSocketProtocol``, at the
+``--http app.api.edge.protocols:HttpProtocol --ws app.api.edge.protocols:WebSocketProtocol``, at the
 settings' defaults.)
 
 - ``HttpProtocol``: a connection must send a request's complete headers within
@@ -42,7 +42,7 @@ from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 from app.settings import Settings
 
 # Close code of a socket whose client sent more than its limit allows (a control-frame flood),
-# or that is one socket too many for its address or its player (``app.api.occupancy``).
+# or that is one socket too many for its address or its player (``app.api.edge.occupancy``).
 CLOSE_TOO_MANY: Final = 4429
 # How long a closed abuser's connection may wait for its buffer to drain before it is dropped.
 ABORT_AFTER: Final = 10.0

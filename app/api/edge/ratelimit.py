@@ -1,6 +1,6 @@
 """HTTP rate limits per bearer token and per client address, before any route runs.
 
-Checked by ``app.api.gateway`` around every request, so a refused one costs no routing, no
+Checked by ``app.api.edge.gateway`` around every request, so a refused one costs no routing, no
 dependency and no database: ``429 rate_limited`` with ``Retry-After`` (whole seconds), the body
 every error has. A WebSocket handshake counts as a request (its token may be ``?token=``) and
 is refused with the same 429 response. The health and metrics routes are exempt: orchestrators

@@ -1,4 +1,4 @@
-"""The access log and the request metrics of every request and socket (``app.api.gateway``).
+"""The access log and the request metrics of every request and socket (``app.api.edge.gateway``).
 
 Per HTTP request: a request id (the client's ``X-Request-ID`` when it is a sane one, else a
 new one; returned in the response's ``X-Request-ID``), ``ginrummy_http_requests_total`` and
@@ -27,7 +27,7 @@ from prometheus_client import Counter, Histogram
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.occupancy import Lease
+from app.api.edge.occupancy import Lease
 from app.api.wire import WIRE, Wire
 from app.logs import ACCESS, request_fields
 from app.metrics import (
@@ -237,7 +237,7 @@ class WebSocketSession:
         self.detached = False
         self.path: str | None = None
         self.client: str | None = None
-        self.lease: Lease | None = None  # its count in ``app.api.occupancy``
+        self.lease: Lease | None = None  # its count in ``app.api.edge.occupancy``
 
     def accepted(self, scope: Scope) -> None:
         route = self.route = route_of(scope)

@@ -1,11 +1,11 @@
 """Every request's outer duties in one ASGI layer, and a plain move served right there.
 
 Around every HTTP request and WebSocket session, in this order (each duty in its own module):
-the request id, metrics and access line (``app.api.access``); CORS (Starlette's
+the request id, metrics and access line (``app.api.edge.access``); CORS (Starlette's
 ``CORSMiddleware``: preflights answered, its headers added); the rate limits
-(``app.api.ratelimit``: a refused request goes no further). Then a POST to a move route goes to
+(``app.api.edge.ratelimit``: a refused request goes no further). Then a POST to a move route goes to
 ``app.api.routes.moves.MoveLane``, everything else (and a move that is not the plain case) to
-the app: the body limit (``app.api.request_body.BodyLimit``), the error handlers, the routes.
+the app: the body limit (``app.api.edge.request_body.BodyLimit``), the error handlers, the routes.
 
 These were three middlewares, each a coroutine and a ``send`` wrapper per request; a move also
 went through the four layers under them (body limit, exception middleware, FastAPI's exit
@@ -24,7 +24,7 @@ from typing import Any
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api import access, ratelimit
+from app.api.edge import access, ratelimit
 from app.api.routes.moves import MOVE, MoveLane
 
 ORIGIN = b"origin"
