@@ -27,6 +27,7 @@ from fastapi_offline import FastAPIOffline
 
 from app.api import errors
 from app.api.edge.gateway import Gateway
+from app.api.edge.move_lane import MoveLane
 from app.api.edge.occupancy import Occupancy
 from app.api.edge.request_body import BodyLimit
 from app.api.frames import Frames
@@ -284,7 +285,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "expose_headers": ["X-Request-ID", "Idempotency-Replayed", "Retry-After"],
         "max_age": 600,
     }
-    app.add_middleware(Gateway, cors=cors, moves=moves.MoveLane(settings.max_body_bytes))
+    app.add_middleware(Gateway, cors=cors, moves=MoveLane(settings.max_body_bytes))
     # Moves first: routes are matched in order, and moves are most of the traffic.
     # Every operation but the health routes' answers 429 past a rate limit
     # (app/api/edge/ratelimit.py).

@@ -4,7 +4,7 @@ Around every HTTP request and WebSocket session, in this order (each duty in its
 the request id, metrics and access line (``app.api.edge.access``); CORS (Starlette's
 ``CORSMiddleware``: preflights answered, its headers added); the rate limits
 (``app.api.edge.ratelimit``: a refused request goes no further). Then a POST to a move route goes to
-``app.api.routes.moves.MoveLane``, everything else (and a move that is not the plain case) to
+``app.api.edge.move_lane.MoveLane``, everything else (and a move that is not the plain case) to
 the app: the body limit (``app.api.edge.request_body.BodyLimit``), the error handlers, the routes.
 
 These were three middlewares, each a coroutine and a ``send`` wrapper per request; a move also
@@ -25,7 +25,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.edge import access, ratelimit
-from app.api.routes.moves import MOVE, MoveLane
+from app.api.edge.move_lane import MOVE, MoveLane
 
 ORIGIN = b"origin"
 # The headers every response carries, and a move's that skipped CORS.
