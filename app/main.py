@@ -30,11 +30,11 @@ from app.api.edge.gateway import Gateway
 from app.api.edge.move_lane import MoveLane
 from app.api.edge.occupancy import Occupancy
 from app.api.edge.request_body import BodyLimit
-from app.api.frames import Frames
+from app.api.live import routes as live
+from app.api.live.frames import Frames
 from app.api.routes import (
     docs,
     health,
-    live,
     moves,
     notifications,
     players,
@@ -239,7 +239,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            parking = getattr(app.state, "parking", None)  # app.api.parking, made on first use
+            # app.api.live.parking, made on first use
+            parking = getattr(app.state, "parking", None)
             if parking is not None:
                 parking.close()  # its sockets were closed by the server's shutdown
             purger.cancel()
@@ -271,7 +272,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
-    app.state.frames = Frames()  # table messages rendered once per audience (app/api/frames.py)
+    # Table messages rendered once per audience (app/api/live/frames.py).
+    app.state.frames = Frames()
     # Open sockets per address and per player, capped (app/api/edge/occupancy.py).
     app.state.occupancy = Occupancy(settings.ws_max_per_player, settings.ws_max_per_address)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)

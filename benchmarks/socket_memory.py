@@ -8,7 +8,7 @@ client subprocess (``benchmarks/audience.py --hold``), and compares ``tracemallo
 taken before and after: the Python memory each idle socket holds on the server, by file and by
 line. Memory outside Python's allocator (uvloop's handles, the kernel's socket buffers) is not
 in it; ``benchmarks/audience.py`` measures the process's RSS per socket. The spectators are
-parked once idle (``app/api/parking.py``) unless the server runs with ``WS_PARK_SPECTATORS``
+parked once idle (``app/api/live/parking.py``) unless the server runs with ``WS_PARK_SPECTATORS``
 false or with a ``--ws`` of uvicorn's own.
 """
 

@@ -87,7 +87,8 @@ def start_server(database_url: str, **overrides: object) -> Server:
         port=port,
         log_level="warning",
         lifespan="on",
-        # As ``python -m app`` serves: sockets then take the shared frames' wire (app.api.wire).
+        # As ``python -m app`` serves: sockets then take the shared frames' wire
+        # (app.api.live.wire).
         **{**uvicorn_options(settings), "ws_per_message_deflate": deflate},
     )
     server = uvicorn.Server(config)

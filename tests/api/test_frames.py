@@ -1,4 +1,4 @@
-"""Frames rendered once per audience (``app/api/frames.py``), on a real SQLite file."""
+"""Frames rendered once per audience (``app/api/live/frames.py``), on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.api.frames import Frames, frame, text
+from app.api.live.frames import Frames, frame, text
 from app.engine import Event
 from app.service.commands import Start
 from app.service.hub import Hub

@@ -28,7 +28,7 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.edge.occupancy import Lease
-from app.api.wire import WIRE, Wire
+from app.api.live.wire import WIRE, Wire
 from app.logs import ACCESS, request_fields
 from app.metrics import (
     HTTP_LATENCY,
@@ -182,7 +182,7 @@ async def websocket(app: ASGIApp, scope: Scope, receive: Receive, send: Send) ->
             message = {**message, "headers": [*message.get("headers", ()), session.header]}
             await send(message)
             session.accepted(scope)
-            # Shared frames go straight to the transport where it is safe (app.api.wire).
+            # Shared frames go straight to the transport where it is safe (app.api.live.wire).
             wire = Wire.of(send, session.sent)
             if wire is not None:
                 scope["extensions"][WIRE] = wire
@@ -204,7 +204,7 @@ async def websocket(app: ASGIApp, scope: Scope, receive: Receive, send: Send) ->
 class WebSocketSession:
     """One WebSocket session's access log entry and metrics, counted as it goes.
 
-    A socket served below ASGI once idle (``app.api.parking``) outlives the ASGI call: it is
+    A socket served below ASGI once idle (``app.api.live.parking``) outlives the ASGI call: it is
     ``detach``-ed then, keeping only the strings its log line needs, and ``finish``-ed at its
     close."""
 

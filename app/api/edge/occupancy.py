@@ -1,6 +1,6 @@
 """The sockets open in this process per client address and per player, and a cap on each.
 
-A socket is counted from its handshake (``app.api.routes.live``: once its caller is known) to
+A socket is counted from its handshake (``app.api.live.routes``: once its caller is known) to
 its session's end (``app.api.edge.access.WebSocketSession.finish``, for a parked socket too). One
 client opened 3,000 spectator sockets in 5 s, and 2,000 with one token, each holding a file
 descriptor and its memory until the keepalive noticed nothing: past either cap one more is

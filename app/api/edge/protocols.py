@@ -12,7 +12,7 @@ settings' defaults.)
   sends headers a byte at a time (slowloris) held its connection, and a file descriptor, for
   as long as it liked, and never reached a rate limit (which needs the whole request).
 - ``WebSocketProtocol``: a client's pings and pongs count against the socket's limit
-  (``rate_limit_socket``, one ``Allowance`` with its messages, ``app.api.routes.live``); the
+  (``rate_limit_socket``, one ``Allowance`` with its messages, ``app.api.live.routes``); the
   first control frame over it closes the socket with ``CLOSE_TOO_MANY`` (after an ``error``,
   ``rate_limited``). uvicorn answers every ping at once, whatever the transport's state: a
   client that sent pings and never read grew the server's write buffer by 100+ MB. Here, while
@@ -22,7 +22,7 @@ settings' defaults.)
 
 These reach into uvicorn's classes (their attributes and methods, not only the documented
 protocol interface): ``pyproject.toml`` pins uvicorn to the versions this was checked on.
-``app.api.parking`` does the same for the sockets it serves below ASGI.
+``app.api.live.parking`` does the same for the sockets it serves below ASGI.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from websockets.frames import Frame
 from websockets.http11 import Request
 from websockets.protocol import State
 
-from app.api.frames import text
+from app.api.live.frames import text
 from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 from app.settings import Settings
 

@@ -23,11 +23,11 @@
   event lost between processes, a bus reconnect) is preceded by the missing ones, read from the
   log. While the bus is degraded (Redis down) the table's feed reads the log every
   ``hub.POLL_INTERVAL`` s, so events committed by other processes still arrive.
-- The live events of a table come from its feed in this process (``app.api.audiences``): one
+- The live events of a table come from its feed in this process (``app.api.live.audiences``): one
   subscription and one task per table, each event rendered once per audience and handed to
   every socket's outbox; a feed that falls ``hub.QUEUE_LIMIT`` events behind sends its sockets a
   fresh ``view``.
-- A spectator's socket, once live and idle, is served below ASGI (``app.api.parking``) with
+- A spectator's socket, once live and idle, is served below ASGI (``app.api.live.parking``) with
   the same guarantees; a few KB of memory instead of ~33.
 - A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when its
   outbox is still full ``SEND_GRACE`` (5) seconds after it filled (or the feed has
@@ -61,7 +61,7 @@ forwards the player's notifications across all their tables (``your_turn``,
 ``opponent_joined``, ``match_finished``) and heartbeats, so a player who is away learns when to
 come back.
 
-Every message's shape is a model in ``app/api/messages.py``.
+Every message's shape is a model in ``app/api/live/messages.py``.
 """
 
 from __future__ import annotations
@@ -77,7 +77,11 @@ from fastapi import APIRouter, Query, WebSocket
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from app.api.audiences import (
+from app.api.deps import bearer_token
+from app.api.edge.access import SESSION
+from app.api.edge.occupancy import Occupancy
+from app.api.edge.protocols import ALLOWANCE, CLOSE_TOO_MANY
+from app.api.live.audiences import (
     CLOSE_REVOKED,
     REVOKED_ERROR,
     REVOKED_REASON,
@@ -85,7 +89,7 @@ from app.api.audiences import (
     Feeds,
     Member,
 )
-from app.api.backpressure import (
+from app.api.live.backpressure import (
     CLOSE_SLOW_CONSUMER,
     OVERFLOW,
     SEND_GRACE,
@@ -93,15 +97,11 @@ from app.api.backpressure import (
     SLOW_REASON,
     Graced,
 )
-from app.api.deps import bearer_token
-from app.api.edge.access import SESSION
-from app.api.edge.occupancy import Occupancy
-from app.api.edge.protocols import ALLOWANCE, CLOSE_TOO_MANY
-from app.api.frames import Frames, text
-from app.api.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
-from app.api.parking import Parking
+from app.api.live.frames import Frames, text
+from app.api.live.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
+from app.api.live.parking import Parking
+from app.api.live.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.api.schemas import INT32
-from app.api.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.engine import Action, RuleError
 from app.logs import annotate
 from app.service.commands import Actor, Play, seat_of
@@ -211,7 +211,7 @@ class Socket(Graced):
             if ALLOWANCE in extensions
             else Allowance.of(websocket.app.state.settings.rate_limit_socket)
         )
-        self._wire: Wire | None = None  # the transport, for shared frames (``app.api.wire``)
+        self._wire: Wire | None = None  # the transport, for shared frames (``app.api.live.wire``)
 
     @property
     def wire(self) -> Wire | None:
@@ -228,7 +228,7 @@ class Socket(Graced):
 
     def offer(self, message: str, framed: bytes | None = None) -> None:
         """Queue an encoded message without waiting (shared by every socket of an audience:
-        see ``Frames``; ``framed``: its frame, ``app.api.wire.frame``, shared too). An outbox
+        see ``Frames``; ``framed``: its frame, ``app.api.live.wire.frame``, shared too). An outbox
         still full ``SEND_GRACE`` s after it filled closes the socket with 4008 after the first
         ``queue_limit`` messages (``_check``)."""
         if self.closing:
@@ -269,7 +269,7 @@ class Socket(Graced):
         """Send ``message`` at once when the transport takes it without waiting (nothing is
         queued, nothing being written): no task, no queue. False: queue it.
 
-        With a wire (``app.api.wire``) the frame's bytes are written to the transport, unless
+        With a wire (``app.api.live.wire``) the frame's bytes are written to the transport, unless
         it is paused. Else the ASGI send of a text message runs to its end without suspending
         unless the server's transport is paused (its write buffer above the high-water mark: a
         client that does not read); it then suspends before writing anything, and is closed
@@ -469,7 +469,7 @@ def _spectator_move(message: MoveMessage) -> dict[str, Any]:
 
 
 class ParkedAnswers:
-    """The answers to parked sockets' messages (``app.api.parking``), as ``requests`` and
+    """The answers to parked sockets' messages (``app.api.live.parking``), as ``requests`` and
     ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
     member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
 
@@ -527,7 +527,7 @@ async def _move(
 
 class TableStream:
     """One recipient's session on a table: its catch-up, then its place in the table's feed
-    (``app.api.audiences``), which sends it the live events; client moves and pings here."""
+    (``app.api.live.audiences``), which sends it the live events; client moves and pings here."""
 
     __slots__ = ("actor", "feeds", "frames", "service", "settings", "socket", "table_id", "token")
 
@@ -567,7 +567,7 @@ class TableStream:
                 member = Member(self.socket, self.actor, notes, self.token)
                 since = None
             if member.seat is None and self._park(member):
-                # Served below ASGI from now on (app.api.parking); the feed closes its notes
+                # Served below ASGI from now on (app.api.live.parking); the feed closes its notes
                 # when it leaves.
                 notes = None
                 return
@@ -584,7 +584,7 @@ class TableStream:
 
     def _park(self, member: Member) -> bool:
         """Serve this live spectator (no seat, with or without a player) below ASGI
-        (``app.api.parking``), where the server allows it and the socket is idle; False: it
+        (``app.api.live.parking``), where the server allows it and the socket is idle; False: it
         stays as it is."""
         socket = self.socket
         wire = socket.wire

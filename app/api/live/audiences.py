@@ -4,11 +4,11 @@ Every socket of a table used to run its own stream task on its own hub subscript
 every event and every second. Here a process keeps one ``Feed`` per table with sockets open
 (``Feeds.join`` / ``leave``): one ``hub.table`` subscription and one task. The task takes each
 committed event, fills any gap from the log once for the table, renders the event once per
-audience (seat 0, seat 1, spectators: ``app.api.frames``), frames it once (``app.api.wire``)
-and hands the same text and frame bytes to every socket of that audience without waiting
-(``Outbox.offer``: written straight to an idle socket's transport, else each socket's bounded
-outbox and writer, ``app.api.routes.live.Socket``). A slow socket therefore never holds up the
-feed, the other sockets or the pipeline.
+audience (seat 0, seat 1, spectators: ``app.api.live.frames``), frames it once
+(``app.api.live.wire``) and hands the same text and frame bytes to every socket of that audience
+without waiting (``Outbox.offer``: written straight to an idle socket's transport, else each
+socket's bounded outbox and writer, ``app.api.live.routes.Socket``). A slow socket therefore
+never holds up the feed, the other sockets or the pipeline.
 
 The guarantees of the stream stay per socket (``Member``): the first message is its ``view``
 (or its catch-up), then every seq exactly once and in order. A member joins the feed *before*
@@ -34,8 +34,8 @@ from typing import Protocol
 
 from prometheus_client import Counter, Gauge
 
-from app.api.frames import Frames, text
-from app.api.wire import frame
+from app.api.live.frames import Frames, text
+from app.api.live.wire import frame
 from app.service.commands import Actor, seat_of
 from app.service.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
 from app.service.tables import TableService

@@ -1,7 +1,7 @@
 """The WebSocket messages, both ways, as pydantic models (their JSON schema: ``ws_schema()``).
 
 Every message is a JSON object with a ``type``. The protocol itself is described in
-``app/api/routes/live.py``; the models here fix each message's shape and carry its example.
+``app/api/live/routes.py``; the models here fix each message's shape and carry its example.
 """
 
 from __future__ import annotations

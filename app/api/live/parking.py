@@ -5,21 +5,21 @@ protocol object (a receive queue, events, keepalive timers, the scope), and abou
 coroutines, from uvicorn's ``run_asgi`` through the middlewares, Starlette's router and our
 endpoint down to the ``receive`` it waits on. ``benchmarks/socket_memory.py`` measured ~32 KB
 of Python memory per idle spectator. A spectator needs none of it once it is live: its events
-come from the table's feed (``app.api.audiences``), and what it sends is rare: a ``ping``, or a
+come from the table's feed (``app.api.live.audiences``), and what it sends is rare: a ``ping``, or a
 move (refused to a spectator; played through the pipeline for a watcher who took a seat since).
 
 So once a spectator's socket (no seat: anonymous, or a player watching a table they do not sit
 at) is live and idle (its view or catch-up written, nothing queued or unread; see
-``TableStream.stream``), it is *parked*: ``Wire.detach`` (``app.api.wire``) hands
+``TableStream.stream``), it is *parked*: ``Wire.detach`` (``app.api.live.wire``) hands
 its transport to a ``Parked``, which keeps the ``websockets`` connection that parses the client's
 frames, and the ASGI call returns. The table's feed then offers the member's messages to the
 ``Parked`` instead of the ``Socket``: the same frames, the same audience, the same redaction.
 
-What a parked socket keeps of the guarantees of ``app.api.routes.live``:
+What a parked socket keeps of the guarantees of ``app.api.live.routes``:
 
 - every frame is written in order, straight to the transport while it takes them; while it is
   paused (a client that does not read) they wait in a bounded outbox, written together (one
-  ``write``) when it resumes; the 4008 close (``app.api.backpressure``) as for any socket;
+  ``write``) when it resumes; the 4008 close (``app.api.live.backpressure``) as for any socket;
 - the client's messages, answered as through ASGI (``live.ParkedAnswers``) after the socket's
   rate limit: ``pong``, a move's ``ack`` or ``error``; read no further while replies cannot be
   queued, nor while the transport is paused (a ping parsed meanwhile gets one pong, for the
@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Final
 
 from websockets.frames import Frame, Opcode
 
-from app.api.backpressure import (
+from app.api.edge.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
+from app.api.live.backpressure import (
     CLOSE_SLOW_CONSUMER,
     OVERFLOW,
     SEND_GRACE,
@@ -53,14 +54,13 @@ from app.api.backpressure import (
     SLOW_REASON,
     Graced,
 )
-from app.api.edge.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
-from app.api.frames import text
-from app.api.wire import Detached, frame
+from app.api.live.frames import text
+from app.api.live.wire import Detached, frame
 from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 
 if TYPE_CHECKING:
-    from app.api.audiences import Feeds, Member
     from app.api.edge.access import WebSocketSession
+    from app.api.live.audiences import Feeds, Member
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """A shared frame written straight to a socket's transport: one byte string for an audience.
 
 A server's WebSocket frames are not masked (RFC 6455, 5.1), so the frame of a text message is
-the same bytes for every socket it goes to. The table feed (``app.api.audiences``) frames each
+the same bytes for every socket it goes to. The table feed (``app.api.live.audiences``) frames each
 event once per audience (``frame``) and each idle socket (``Socket`` in
-``app.api.routes.live``) writes those bytes to its transport (``Wire.write``), skipping the
+``app.api.live.routes``) writes those bytes to its transport (``Wire.write``), skipping the
 ASGI send path: the middlewares' wrappers, Starlette's ``WebSocket.send``, uvicorn's ``send``
 and the websockets library framing the same text again, for every socket. At 10,000
 spectators that path cost more CPU than the ``write`` itself.
@@ -25,7 +25,7 @@ A written message counts in the access log's ``messages_out`` and its metric as 
 A socket with a wire also lets go of its handshake's request and response, which uvicorn keeps
 for the connection's life but never reads after the accept (``Wire.of``).
 
-``Wire.detach`` goes one step further for an idle spectator (``app.api.parking``): the
+``Wire.detach`` goes one step further for an idle spectator (``app.api.live.parking``): the
 transport is handed to a protocol object of ours, with the ``websockets`` connection that parses
 the client's frames, and the ASGI call returns, so the coroutines of the whole ASGI stack and
 uvicorn's protocol object (its queue, events, timers and scope) are freed. uvicorn's protocol is
