@@ -40,7 +40,7 @@ INTO: list[tuple[str, re.Pattern[str]]] = [
     (
         "rendering views (view, redaction, frames)",
         re.compile(
-            r"app/engine/view\.py|app/api/frames\.py"
+            r"app/engine/view\.py|app/api/live/frames\.py"
             r"|^(render|_response|redact|_seat_json|_notifications) \(.*app/service/tables\.py"
         ),
     ),
@@ -54,14 +54,14 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
         "fan-out (hub, Redis bus, table and player sockets)",
         re.compile(
             r"app/service/hub\.py|app/service/bus\.py|app/service/redis_link\.py"
-            r"|app/api/routes/live\.py"
-            r"|app/api/audiences\.py|app/api/wire\.py|websockets/|protocols/websockets"
+            r"|app/api/live/routes\.py|app/api/live/audiences\.py|app/api/live/wire\.py"
+            r"|websockets/|protocols/websockets"
         ),
     ),
     ("bot runner", re.compile(r"app/service/bots\.py|app/bots/")),
     (
         "rate limits (counted in batches, shared in Redis)",
-        re.compile(r"app/service/rate_limits\.py|app/api/ratelimit\.py|/limits/"),
+        re.compile(r"app/service/rate_limits\.py|app/api/edge/ratelimit\.py|/limits/"),
     ),
     (
         "HTTP: routing, validation, middlewares, auth, logs, metrics",
