@@ -5,7 +5,7 @@ At start the lifespan applies the migrations, then exposes on ``app.state``: ``d
 process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> str | None``
 says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
 ``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
-which plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named
+which plays the bot seats) and ``readiness`` (``app.api.http.routes.health.Readiness``, the named
 checks of ``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
 and ``webpush`` (``app.service.webpush.WebPushChannel``: push subscriptions and delivery)
 — WebSocket routes reach them through ``app.state``
@@ -25,14 +25,12 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
-from app.api import errors
 from app.api.edge.gateway import Gateway
 from app.api.edge.move_lane import MoveLane
 from app.api.edge.occupancy import Occupancy
 from app.api.edge.request_body import BodyLimit
-from app.api.live import routes as live
-from app.api.live.frames import Frames
-from app.api.routes import (
+from app.api.http import errors
+from app.api.http.routes import (
     docs,
     health,
     moves,
@@ -44,7 +42,9 @@ from app.api.routes import (
     tickets,
     web,
 )
-from app.api.schemas import RATE_LIMITED
+from app.api.http.schemas import RATE_LIMITED
+from app.api.live import routes as live
+from app.api.live.frames import Frames
 from app.bots.search import Budget
 from app.service.bot_pool import BotPool
 from app.service.bots import BotRunner
@@ -257,7 +257,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await db.close()
 
     # fastapi-offline's copies of the docs pages' scripts, served from here rather than from a
-    # CDN: /docs and /redoc (app/api/routes/docs.py) work offline, under a strict CSP.
+    # CDN: /docs and /redoc (app/api/http/routes/docs.py) work offline, under a strict CSP.
     app = FastAPIOffline(
         docs_url=None,
         redoc_url=None,

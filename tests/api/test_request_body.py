@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.api.edge.move_lane import MoveLane
 from app.api.edge.request_body import BodyLimit, StrictJSONRoute, depth, too_deep
-from app.api.routes.moves import router
+from app.api.http.routes.moves import router
 from app.main import create_app
 from tests.api.conftest import Server
 from tests.api.helpers import JSON, Player, get_table, seated_table

@@ -1,6 +1,6 @@
 """The move routes' common case, served from ``app.api.edge.gateway``.
 
-``MoveLane`` serves the common case of the six move routes (``app.api.routes.moves``) without
+``MoveLane`` serves the common case of the six move routes (``app.api.http.routes.moves``) without
 the layers under the gateway (body limit, exception middleware, FastAPI's routing through
 included routers, the dependency solver, the request and response objects), which cost more CPU
 than the pipeline's own work: a well-formed body with its length announced goes through the
@@ -22,11 +22,11 @@ from starlette.datastructures import URL
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.deps import Caller, bearer, idempotency_of
 from app.api.edge.request_body import announced_over
-from app.api.routes.common import render, run
-from app.api.routes.moves import router
-from app.api.schemas import CardBody, DrawBody, Versioned
+from app.api.http.deps import Caller, bearer, idempotency_of
+from app.api.http.routes.common import render, run
+from app.api.http.routes.moves import router
+from app.api.http.schemas import CardBody, DrawBody, Versioned
 from app.engine import Action
 from app.service.commands import Play
 from app.service.tables import TableService

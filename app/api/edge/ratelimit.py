@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 from fastapi.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from app.api.errors import error_body
+from app.api.http.errors import error_body
 from app.service.errors import RateLimitedError
 from app.service.rate_limits import RateLimits
 

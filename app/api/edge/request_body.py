@@ -33,7 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.errors import BodyTooDeep, payload_too_large
+from app.api.http.errors import BodyTooDeep, payload_too_large
 
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 # An opening bracket one level in (+1), a closing one out (-1 as a signed byte).

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from app.api.schemas import _VIEW_EXAMPLE, OPPONENT_ID, TABLE_ID, PlayerOut, TableOut
+from app.api.http.schemas import _VIEW_EXAMPLE, OPPONENT_ID, TABLE_ID, PlayerOut, TableOut
 
 ActionKind = Literal[
     "take_upcard",

@@ -77,10 +77,11 @@ from fastapi import APIRouter, Query, WebSocket
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from app.api.deps import bearer_token
 from app.api.edge.access import SESSION
 from app.api.edge.occupancy import Occupancy
 from app.api.edge.protocols import ALLOWANCE, CLOSE_TOO_MANY
+from app.api.http.deps import bearer_token
+from app.api.http.schemas import INT32
 from app.api.live.audiences import (
     CLOSE_REVOKED,
     REVOKED_ERROR,
@@ -101,7 +102,6 @@ from app.api.live.frames import Frames, text
 from app.api.live.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.api.live.parking import Parking
 from app.api.live.wire import CLOSED, SENT, WIRE, Wire, frame
-from app.api.schemas import INT32
 from app.engine import Action, RuleError
 from app.logs import annotate
 from app.service.commands import Actor, Play, seat_of

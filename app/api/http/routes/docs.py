@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
-from app.api.routes.web import page_headers
+from app.api.http.routes.web import page_headers
 
 # Where the app mounts fastapi-offline's assets (``FastAPIOffline(static_url=STATIC)``).
 STATIC = "/static-offline-docs"

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import CurrentActor
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.schemas import Body, error_responses
+from app.api.http.deps import CurrentActor
+from app.api.http.schemas import Body, error_responses
 from app.service.notifications import Preferences
 
 router = APIRouter(prefix="/v1/players/me", tags=["notifications"], route_class=StrictJSONRoute)

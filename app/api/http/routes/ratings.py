@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import CurrentActor, ServiceDep
-from app.api.schemas import (
+from app.api.http.deps import CurrentActor, ServiceDep
+from app.api.http.schemas import (
     OPPONENT_ID,
     PLAYER_ID,
     TABLE_ID,

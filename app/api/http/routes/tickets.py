@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.api.deps import CurrentActor, bearer_token
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.schemas import TicketOut, error_responses
+from app.api.http.deps import CurrentActor, bearer_token
+from app.api.http.schemas import TicketOut, error_responses
 from app.service.tickets import Tickets
 from app.service.tokens import hash_token
 

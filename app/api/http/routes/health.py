@@ -24,8 +24,8 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict
 
-from app.api.errors import error_body
-from app.api.schemas import StatusOut
+from app.api.http.errors import error_body
+from app.api.http.schemas import StatusOut
 from app.metrics import TABLES_IN_PLAY
 from app.service.tables import TableService
 

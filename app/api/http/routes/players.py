@@ -6,9 +6,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.convertors import Convertor, register_url_convertor
 
-from app.api.deps import CurrentActor, ServiceDep, bearer_token, client_address
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.schemas import (
+from app.api.http.deps import CurrentActor, ServiceDep, bearer_token, client_address
+from app.api.http.schemas import (
     ErrorOut,
     MatchRecordOut,
     PlayerCreate,

@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 
-from app.api.deps import IDEMPOTENT, TOKEN_OPTIONAL, CommandCaller, ServiceDep, ViewerDep
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.routes.common import COMMAND_ROUTE, command_response, submit
-from app.api.schemas import (
+from app.api.http.deps import IDEMPOTENT, TOKEN_OPTIONAL, CommandCaller, ServiceDep, ViewerDep
+from app.api.http.routes.common import COMMAND_ROUTE, command_response, submit
+from app.api.http.schemas import (
     EVENTS_EXAMPLE,
     INT32,
     BotBody,

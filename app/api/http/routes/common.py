@@ -7,8 +7,8 @@ from typing import Any
 import orjson
 from fastapi.responses import JSONResponse
 
-from app.api.deps import IDEMPOTENT, Caller
-from app.api.schemas import CommandOut, Versioned, error_responses
+from app.api.http.deps import IDEMPOTENT, Caller
+from app.api.http.schemas import CommandOut, Versioned, error_responses
 from app.service.commands import Command
 from app.service.tables import Result
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.api.deps import CurrentActor
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.schemas import PushKeyOut, PushSubscriptionIn, PushSubscriptionOut, error_responses
+from app.api.http.deps import CurrentActor
+from app.api.http.schemas import (
+    PushKeyOut,
+    PushSubscriptionIn,
+    PushSubscriptionOut,
+    error_responses,
+)
 from app.service.webpush import Subscription, WebPushChannel
 
 router = APIRouter(prefix="/v1", tags=["push"], route_class=StrictJSONRoute)
