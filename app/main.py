@@ -42,7 +42,7 @@ from app.api.http.routes import (
     tickets,
     web,
 )
-from app.api.http.schemas import RATE_LIMITED
+from app.api.http.schemas.common import RATE_LIMITED
 from app.api.live import routes as live
 from app.api.live.frames import Frames
 from app.bots.search import Budget

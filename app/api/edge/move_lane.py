@@ -26,7 +26,7 @@ from app.api.edge.request_body import announced_over
 from app.api.http.deps import Caller, bearer, idempotency_of
 from app.api.http.routes.common import render, run
 from app.api.http.routes.moves import router
-from app.api.http.schemas import CardBody, DrawBody, Versioned
+from app.api.http.schemas.tables import CardBody, DrawBody, Versioned
 from app.engine import Action
 from app.service.commands import Play
 from app.service.tables import TableService

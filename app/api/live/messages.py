@@ -10,7 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from app.api.http.schemas import _VIEW_EXAMPLE, OPPONENT_ID, TABLE_ID, PlayerOut, TableOut
+from app.api.http.schemas.common import OPPONENT_ID, TABLE_ID
+from app.api.http.schemas.players import PlayerOut
+from app.api.http.schemas.tables import _VIEW_EXAMPLE, TableOut
 
 ActionKind = Literal[
     "take_upcard",

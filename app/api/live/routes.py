@@ -81,7 +81,7 @@ from app.api.edge.access import SESSION
 from app.api.edge.occupancy import Occupancy
 from app.api.edge.protocols import ALLOWANCE, CLOSE_TOO_MANY
 from app.api.http.deps import bearer_token
-from app.api.http.schemas import INT32
+from app.api.http.schemas.common import INT32
 from app.api.live.audiences import (
     CLOSE_REVOKED,
     REVOKED_ERROR,

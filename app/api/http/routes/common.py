@@ -8,7 +8,8 @@ import orjson
 from fastapi.responses import JSONResponse
 
 from app.api.http.deps import IDEMPOTENT, Caller
-from app.api.http.schemas import CommandOut, Versioned, error_responses
+from app.api.http.schemas.common import error_responses
+from app.api.http.schemas.tables import CommandOut, Versioned
 from app.service.commands import Command
 from app.service.tables import Result
 

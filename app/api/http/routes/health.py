@@ -25,7 +25,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict
 
 from app.api.http.errors import error_body
-from app.api.http.schemas import StatusOut
+from app.api.http.schemas.common import StatusOut
 from app.metrics import TABLES_IN_PLAY
 from app.service.tables import TableService
 

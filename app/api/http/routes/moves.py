@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import Caller, CommandCaller
 from app.api.http.routes.common import COMMAND_ROUTE, submit
-from app.api.http.schemas import CardBody, DrawBody, Versioned
+from app.api.http.schemas.tables import CardBody, DrawBody, Versioned
 from app.engine import Action
 from app.service.commands import Play
 

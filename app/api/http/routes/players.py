@@ -8,17 +8,16 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import CurrentActor, ServiceDep, bearer_token, client_address
-from app.api.http.schemas import (
-    ErrorOut,
-    MatchRecordOut,
+from app.api.http.schemas.common import ErrorOut, error_responses
+from app.api.http.schemas.players import (
     PlayerCreate,
     PlayerCreated,
     PlayerOut,
     TokenCreate,
     TokenCreated,
     TokenOut,
-    error_responses,
 )
+from app.api.http.schemas.ratings import MatchRecordOut
 from app.service.tokens import Issued
 
 router = APIRouter(prefix="/v1/players", tags=["players"], route_class=StrictJSONRoute)

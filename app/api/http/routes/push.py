@@ -8,12 +8,8 @@ from fastapi import APIRouter, Request
 
 from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import CurrentActor
-from app.api.http.schemas import (
-    PushKeyOut,
-    PushSubscriptionIn,
-    PushSubscriptionOut,
-    error_responses,
-)
+from app.api.http.schemas.common import error_responses
+from app.api.http.schemas.push import PushKeyOut, PushSubscriptionIn, PushSubscriptionOut
 from app.service.webpush import Subscription, WebPushChannel
 
 router = APIRouter(prefix="/v1", tags=["push"], route_class=StrictJSONRoute)

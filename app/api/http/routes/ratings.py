@@ -9,14 +9,9 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.http.deps import CurrentActor, ServiceDep
-from app.api.http.schemas import (
-    OPPONENT_ID,
-    PLAYER_ID,
-    TABLE_ID,
-    PlayerOut,
-    RatingChangeOut,
-    error_responses,
-)
+from app.api.http.schemas.common import OPPONENT_ID, PLAYER_ID, TABLE_ID, error_responses
+from app.api.http.schemas.players import PlayerOut
+from app.api.http.schemas.ratings import RatingChangeOut
 from app.engine import PRESETS
 from app.service import ratings, records
 from app.service.errors import NotFoundError

@@ -10,9 +10,9 @@ from fastapi.responses import JSONResponse
 from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import IDEMPOTENT, TOKEN_OPTIONAL, CommandCaller, ServiceDep, ViewerDep
 from app.api.http.routes.common import COMMAND_ROUTE, command_response, submit
-from app.api.http.schemas import (
+from app.api.http.schemas.common import INT32, error_responses
+from app.api.http.schemas.tables import (
     EVENTS_EXAMPLE,
-    INT32,
     BotBody,
     ChatBody,
     CommandOut,
@@ -23,7 +23,6 @@ from app.api.http.schemas import (
     TableCreate,
     TableOut,
     Versioned,
-    error_responses,
 )
 from app.service.clocks import Claim
 from app.service.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, Start

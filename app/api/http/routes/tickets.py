@@ -6,7 +6,8 @@ from fastapi import APIRouter, Request
 
 from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import CurrentActor, bearer_token
-from app.api.http.schemas import TicketOut, error_responses
+from app.api.http.schemas.common import error_responses
+from app.api.http.schemas.players import TicketOut
 from app.service.tickets import Tickets
 from app.service.tokens import hash_token
 

@@ -1,41 +1,29 @@
-"""Request and response bodies, with the examples the OpenAPI document shows."""
+"""The bodies of tables: creation, clocks, seats, invitations, the view, commands and moves,
+the hand record."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
+from app.api.http.schemas.common import (
+    CARD_PATTERN,
+    CHAT_PATTERN,
+    INT32,
+    OPPONENT_ID,
+    PLAYER_ID,
+    TABLE_ID,
+    Body,
+    DeckDesign,
+    _example,
+    _printable,
+)
+from app.api.http.schemas.players import PlayerOut
 from app.engine import PRESETS, parse_card
 from app.engine.rules import BOOLS, CHOICES, RANGES
 from app.service.commands import CHAT_MAX
 from app.settings import Settings
-
-DeckDesign = Literal["classic", "royal", "neon", "forest"]
-# A card code as ``parse_card`` reads it: rank (A, 2-9, T or 10, J, Q, K) and suit, any case.
-CARD_PATTERN = r"^\s*(10|[2-9TtJjQqKkAa])[CcDdHhSs]\s*$"
-# A chat line: no control characters but newline and tab, and something besides whitespace.
-_TEXT_CHAR = r"[^\x00-\x08\x0b-\x1f\x7f]"
-CHAT_PATTERN = rf"^{_TEXT_CHAR}*[^\s\x00-\x1f\x7f]{_TEXT_CHAR}*$"
-# A player's name: no control characters at all, and something besides whitespace.
-NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
-
-PLAYER_ID = "5f0c7d2e9a5b4c3e8f1a2b3c4d5e6f70"
-OPPONENT_ID = "9b8a7c6d5e4f40312a1b2c3d4e5f6a7b"
-TABLE_ID = "3c9d1f0e2b7a4e5d8c6b0a1f2e3d4c5b"
-
-
-# Database integer columns are 32-bit: larger numbers are malformed input, not a server error.
-INT32 = 2**31 - 1
-
-
-def _printable(value: str, *, allow_newlines: bool = False) -> str:
-    """Refuse control characters (NUL cannot even be stored by PostgreSQL)."""
-    allowed = {"\n", "\t"} if allow_newlines else set()
-    if any((ord(c) < 32 and c not in allowed) or c == "\x7f" for c in value):
-        raise ValueError("control characters are not allowed")
-    return value
 
 
 def _rule_overrides_schema() -> dict[str, Any]:
@@ -48,175 +36,6 @@ def _rule_overrides_schema() -> dict[str, Any]:
         for name, (low, high) in RANGES.items()
     }
     return {"type": "object", "properties": properties, "additionalProperties": False}
-
-
-def _example(value: Any) -> ConfigDict:
-    return ConfigDict(json_schema_extra={"examples": [value]})
-
-
-class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ErrorOut(BaseModel):
-    model_config = _example({"code": "not_your_turn", "message": "it is the other player's turn"})
-
-    code: str
-    message: str
-
-
-class PlayerCreate(Body):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Ada"}]})
-
-    name: str = Field(
-        min_length=1,
-        max_length=40,
-        description=(
-            "Shown to the other players; normalised (NFC, runs of spaces as one). Not all "
-            "whitespace, no control, format, bidi or invisible characters, at most 3 combining "
-            "marks on a character (422 invalid_name); not a bot's name, TITO, CARMEN or LUNA, "
-            "in any case or look-alike letters (422 reserved_name)."
-        ),
-        json_schema_extra={"pattern": NAME_PATTERN},
-    )
-
-    @field_validator("name")
-    @classmethod
-    def _trim(cls, value: str) -> str:
-        value = _printable(value.strip())
-        if not value:
-            raise ValueError("name must not be blank")
-        return value
-
-
-class PlayerOut(BaseModel):
-    model_config = _example({"id": PLAYER_ID, "name": "Ada"})
-
-    id: str
-    name: str
-
-
-class PlayerCreated(PlayerOut):
-    model_config = _example({"id": PLAYER_ID, "name": "Ada", "token": "kX3...q9w"})
-
-    token: str = Field(description="Bearer token for every other call; shown only once.")
-
-
-TOKEN_EXAMPLE = {
-    "id": "0d1c2b3a495867768594a3b2c1d0e0f1",
-    "label": "laptop",
-    "created_at": "2026-11-30T12:00:00Z",
-    "last_used_at": "2026-11-30T12:05:00Z",
-    "expires_at": None,
-}
-
-
-class TokenCreate(Body):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"label": "laptop"}]})
-
-    label: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=40,
-        description="Your own name for the token (where it is used); no control characters.",
-        json_schema_extra={"pattern": NAME_PATTERN},
-    )
-
-    @field_validator("label")
-    @classmethod
-    def _printable_label(cls, value: str | None) -> str | None:
-        return None if value is None else _printable(value)
-
-
-class TokenOut(BaseModel):
-    """One of your tokens; its secret is never shown again after it is issued."""
-
-    model_config = _example(TOKEN_EXAMPLE)
-
-    id: str
-    label: str | None
-    created_at: datetime
-    last_used_at: datetime | None = Field(
-        description="When a server process last resolved it (to within token_cache_seconds)."
-    )
-    expires_at: datetime | None
-
-
-class TokenCreated(TokenOut):
-    model_config = _example({**TOKEN_EXAMPLE, "last_used_at": None, "token": "kX3...q9w"})
-
-    token: str = Field(description="The new bearer token; shown only once.")
-
-
-class TicketOut(BaseModel):
-    model_config = _example({"ticket": "Qm9i...x2", "expires_in": 30.0})
-
-    ticket: str = Field(description="Opens one WebSocket as you: `?ticket=`; single use.")
-    expires_in: float = Field(description="Seconds it stays valid if unused.")
-
-
-class SideScores(BaseModel):
-    you: int
-    opponent: int
-
-
-class BotOpponentOut(BaseModel):
-    level: str = Field(description="easy, medium or hard")
-    name: str | None = Field(description="the level's display name (TITO, CARMEN, LUNA)")
-
-
-class RatingChangeOut(BaseModel):
-    """A rated match's change to one player's rating (Glicko-2, deviation after the match)."""
-
-    category: str
-    before: float
-    after: float
-    change: float
-    deviation: float
-    provisional: bool
-
-
-class MatchRecordOut(BaseModel):
-    model_config = _example(
-        {
-            "table_id": TABLE_ID,
-            "match_number": 1,
-            "seat": 0,
-            "opponent": {"id": OPPONENT_ID, "name": "Bo"},
-            "opponent_bot": None,
-            "result": "win",
-            "reason": "target",
-            "scores": {"you": 104, "opponent": 37},
-            "final_scores": {"you": 104, "opponent": 37},
-            "finished_at": "2026-11-29T14:03:11+00:00",
-            "match_id": f"{TABLE_ID}-1",
-            "rating": {
-                "category": "standard",
-                "before": 1500.0,
-                "after": 1662.3,
-                "change": 162.3,
-                "deviation": 290.3,
-                "provisional": True,
-            },
-        }
-    )
-
-    table_id: str
-    match_number: int
-    seat: int
-    opponent: PlayerOut | None = Field(description="the person in the other seat; None for a bot")
-    opponent_bot: BotOpponentOut | None = Field(
-        default=None, description="the bot in the other seat, if a bot held it"
-    )
-    result: Literal["win", "loss"]
-    reason: Literal["target", "resignation", "timeout", "abandoned"]
-    scores: SideScores
-    final_scores: SideScores
-    finished_at: str
-    match_id: str = Field(description="the match's id for GET /v1/matches/{id}/record")
-    rating: RatingChangeOut | None = Field(
-        default=None, description="what the match did to your rating; null when casual"
-    )
 
 
 BotLevel = Literal["easy", "medium", "hard"]
@@ -654,135 +473,3 @@ class HandOut(BaseModel):
     deal: dict[str, Any] = Field(description="hands per seat, upcard, stock in drawing order")
     events: list[dict[str, Any]]
     result: dict[str, Any] | None
-
-
-PUSH_ENDPOINT = "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH..."
-PUSH_SUBSCRIPTION_EXAMPLE = {
-    "id": "0d6f4c1b2a3e4f5a6b7c8d9e0f1a2b3c",
-    "endpoint": PUSH_ENDPOINT,
-    "created_at": "2026-11-30T12:00:00Z",
-}
-
-
-class PushKeys(Body):
-    p256dh: str = Field(
-        pattern=r"^B[A-Za-z0-9_-]{86}=?$",
-        description="The browser's P-256 public key, base64url of its 65-byte uncompressed point "
-        "(it must lie on the curve: 422 invalid_push_subscription otherwise).",
-    )
-    auth: str = Field(
-        pattern=r"^[A-Za-z0-9_-]{22}(==)?$",
-        description="The browser's 16-byte authentication secret, base64url.",
-    )
-
-
-class PushSubscriptionIn(Body):
-    """A browser's ``PushSubscription.toJSON()``, as it is."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "examples": [
-                {
-                    "endpoint": PUSH_ENDPOINT,
-                    "expirationTime": None,
-                    "keys": {
-                        "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-"
-                        "Ts1XbjhazAkj7I99e8QcYP7DkM",
-                        "auth": "tBHItJI5svbpez7KI4CCXg",
-                    },
-                }
-            ]
-        },
-    )
-
-    endpoint: str = Field(
-        min_length=1,
-        max_length=1024,
-        description="The push service's URL for this browser: https, not a private address.",
-    )
-    keys: PushKeys
-    expirationTime: float | None = Field(  # noqa: N815  (the browser's own name)
-        default=None,
-        strict=True,
-        description="Ignored: the push service says when it is gone (404/410).",
-    )
-
-
-class PushSubscriptionOut(BaseModel):
-    """One of your push subscriptions (a browser or device that gets your notifications)."""
-
-    model_config = _example(PUSH_SUBSCRIPTION_EXAMPLE)
-
-    id: str
-    endpoint: str
-    created_at: datetime
-
-
-class PushKeyOut(BaseModel):
-    model_config = _example(
-        {
-            "public_key": "BDd3_hVL9fZi9Ybo2UUzA284WG5FZR30_95YeZJsiApwXKpNcF1rRPF3foIiBHXRdJI2Qhu"
-            "mhf6_LFTeZaNndIo"
-        }
-    )
-
-    public_key: str = Field(
-        description="The server's VAPID public key (uncompressed P-256 point, base64url): "
-        "`applicationServerKey` of `PushManager.subscribe`."
-    )
-
-
-class StatusOut(BaseModel):
-    model_config = _example({"status": "ok"})
-
-    status: str
-
-
-_ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
-    401: ("missing or unknown bearer token", "unauthorized", "a bearer token is required"),
-    403: ("not your seat", "not_seated", "you do not hold a seat at this table"),
-    404: ("unknown table", "table_not_found", "no table 'nope'"),
-    409: (
-        "a rule or the table's state says no, or the Idempotency-Key came with another request",
-        "not_your_turn",
-        "it is the other player's turn",
-    ),
-    413: ("the body is too large", "payload_too_large", "a request body has at most 8192 bytes"),
-    422: ("malformed body", "invalid_request", "body.card: Value error, not a card: 'ZZ'"),
-    429: (
-        "over a rate limit: requests per bearer token or client address, or the route's own "
-        "(chat lines per player)",
-        "rate_limited",
-        "too many requests for this token",
-    ),
-}
-# Headers an error status always carries, as the OpenAPI document shows them.
-_ERROR_HEADERS: dict[int, dict[str, Any]] = {
-    429: {
-        "Retry-After": {
-            "description": "whole seconds until the limit lets the request through",
-            "schema": {"type": "integer", "minimum": 1},
-        }
-    },
-}
-
-
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` for the given error statuses, each with an example body."""
-    out: dict[int | str, dict[str, Any]] = {}
-    for status in statuses:
-        description, code, message = _ERROR_EXAMPLES[status]
-        out[status] = {
-            "model": ErrorOut,
-            "description": description,
-            "content": {"application/json": {"example": {"code": code, "message": message}}},
-        }
-        if status in _ERROR_HEADERS:
-            out[status]["headers"] = _ERROR_HEADERS[status]
-    return out
-
-
-# Every operation but the health routes' counts against the rate limits
-# (``app.api.edge.ratelimit``): the app includes each router with these ``responses``.
-RATE_LIMITED = error_responses(429)
