@@ -54,7 +54,8 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
         "fan-out (hub, Redis bus, table and player sockets)",
         re.compile(
             r"app/service/hub\.py|app/service/bus\.py|app/service/redis_link\.py"
-            r"|app/api/live/routes\.py|app/api/live/audiences\.py|app/api/live/wire\.py"
+            r"|app/api/live/(routes|socket|session|client_in|client_out)\.py"
+            r"|app/api/live/audiences\.py|app/api/live/wire\.py"
             r"|websockets/|protocols/websockets"
         ),
     ),

@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.api.live.backpressure import SEND_GRACE
 from app.api.live.parking import Parked
-from app.api.live.routes import Socket
+from app.api.live.socket import Socket
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import get_table, new_player, new_table, seated_table, step
 from tests.api.test_live import (

@@ -25,7 +25,7 @@ from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
 from app.api.live.frames import Frames
-from app.api.live.routes import Socket
+from app.api.live.socket import Socket
 from app.api.live.wire import frame
 from app.engine import Event
 from app.store.repo import StoredEvent

@@ -12,7 +12,7 @@ settings' defaults.)
   sends headers a byte at a time (slowloris) held its connection, and a file descriptor, for
   as long as it liked, and never reached a rate limit (which needs the whole request).
 - ``WebSocketProtocol``: a client's pings and pongs count against the socket's limit
-  (``rate_limit_socket``, one ``Allowance`` with its messages, ``app.api.live.routes``); the
+  (``rate_limit_socket``, one ``Allowance`` with its messages, ``app.api.live.socket``); the
   first control frame over it closes the socket with ``CLOSE_TOO_MANY`` (after an ``error``,
   ``rate_limited``). uvicorn answers every ping at once, whatever the transport's state: a
   client that sent pings and never read grew the server's write buffer by 100+ MB. Here, while

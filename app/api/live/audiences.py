@@ -7,7 +7,7 @@ committed event, fills any gap from the log once for the table, renders the even
 audience (seat 0, seat 1, spectators: ``app.api.live.frames``), frames it once
 (``app.api.live.wire``) and hands the same text and frame bytes to every socket of that audience
 without waiting (``Outbox.offer``: written straight to an idle socket's transport, else each
-socket's bounded outbox and writer, ``app.api.live.routes.Socket``). A slow socket therefore
+socket's bounded outbox and writer, ``app.api.live.socket.Socket``). A slow socket therefore
 never holds up the feed, the other sockets or the pipeline.
 
 The guarantees of the stream stay per socket (``Member``): the first message is its ``view``

@@ -1,6 +1,6 @@
 """A socket whose client does not keep up: how much may wait for it, and its 4008 close.
 
-Shared by the sockets served through ASGI (``app.api.live.routes.Socket``) and the idle
+Shared by the sockets served through ASGI (``app.api.live.socket.Socket``) and the idle
 spectators served below it (``app.api.live.parking.Parked``): both keep a bounded outbox, and close
 with ``CLOSE_SLOW_CONSUMER`` after the first ``ws_send_queue`` messages when it is still full
 ``SEND_GRACE`` s after it filled, or ``OVERFLOW`` more were offered meanwhile."""

@@ -20,7 +20,7 @@ What a parked socket keeps of the guarantees of ``app.api.live.routes``:
 - every frame is written in order, straight to the transport while it takes them; while it is
   paused (a client that does not read) they wait in a bounded outbox, written together (one
   ``write``) when it resumes; the 4008 close (``app.api.live.backpressure``) as for any socket;
-- the client's messages, answered as through ASGI (``live.ParkedAnswers``) after the socket's
+- the client's messages, answered as through ASGI (``client_in.ParkedAnswers``) after the socket's
   rate limit: ``pong``, a move's ``ack`` or ``error``; read no further while replies cannot be
   queued, nor while the transport is paused (a ping parsed meanwhile gets one pong, for the
   latest, when it resumes); pings and pongs count against the same limit, and one over it

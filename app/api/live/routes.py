@@ -67,44 +67,21 @@ Every message's shape is a model in ``app/api/live/messages.py``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Annotated, Any, NamedTuple, TypeVar
+from typing import Annotated
 
 from fastapi import APIRouter, Query, WebSocket
-from pydantic import ValidationError
-from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from app.api.edge.access import SESSION
 from app.api.edge.occupancy import Occupancy
-from app.api.edge.protocols import ALLOWANCE, CLOSE_TOO_MANY
+from app.api.edge.protocols import CLOSE_TOO_MANY
 from app.api.http.deps import bearer_token
 from app.api.http.schemas.common import INT32
-from app.api.live.audiences import (
-    CLOSE_REVOKED,
-    REVOKED_ERROR,
-    REVOKED_REASON,
-    Feed,
-    Feeds,
-    Member,
-)
-from app.api.live.backpressure import (
-    CLOSE_SLOW_CONSUMER,
-    OVERFLOW,
-    SEND_GRACE,
-    SLOW_CONSUMERS,
-    SLOW_REASON,
-    Graced,
-)
-from app.api.live.frames import Frames, text
-from app.api.live.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
-from app.api.live.parking import Parking
-from app.api.live.wire import CLOSED, SENT, WIRE, Wire, frame
-from app.engine import Action, RuleError
-from app.logs import annotate
-from app.service.commands import Actor, Play, seat_of
+from app.api.live.client_out import error
+from app.api.live.messages import MoveMessage
+from app.api.live.session import TableStream, feeds_of
+from app.api.live.socket import Socket
+from app.service.commands import Actor
 from app.service.errors import (
     ForbiddenError,
     InvalidError,
@@ -113,12 +90,10 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.rate_limits import Allowance
 from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens, hash_token
 from app.settings import Settings
-from app.store.repo import Loaded, StoredEvent
 
 log = logging.getLogger(__name__)
 
@@ -128,17 +103,11 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
-CLOSE_INTERNAL = 1011
 
-T = TypeVar("T")
 
 # The query parameters of the player's socket (the table's socket reads its own: see table_ws).
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
 Ticket = Annotated[str | None, Query(description="a ticket from POST /v1/ws-tickets (single use)")]
-
-
-def _error(exc: ServiceError | RuleError, message_id: str | None = None) -> dict[str, Any]:
-    return {"type": "error", "id": message_id, "code": exc.code, "message": exc.message}
 
 
 async def _caller(
@@ -167,520 +136,6 @@ async def _caller(
     return await tokens.resolve(digest), digest
 
 
-class _Close(NamedTuple):
-    """A close in a socket's outbox: the last thing written."""
-
-    code: int
-    reason: str
-
-
-class Socket(Graced):
-    """One accepted WebSocket: messages go out in order through a bounded outbox, written by a
-    task that runs only while there is something to send (an idle socket holds no task and no
-    queue); a client that does not keep up is closed with 4008; one whose token is revoked
-    with 4401 (``end``)."""
-
-    __slots__ = (
-        "_allowance",
-        "_full_since",
-        "_outbox",
-        "_room",
-        "_wire",
-        "_writer",
-        "closing",
-        "queue_limit",
-        "websocket",
-    )
-
-    def __init__(self, websocket: WebSocket, queue_limit: int = 256) -> None:
-        self.websocket = websocket
-        self.queue_limit = queue_limit
-        # Messages waiting to be written; None when there are none. A ``_Close`` in it is the
-        # socket's close. Past ``queue_limit`` only the table's feed adds (it never waits), up
-        # to ``OVERFLOW`` more before the client counts as slow at once.
-        self._outbox: deque[str | _Close] | None = None
-        self._writer: asyncio.Task[None] | None = None
-        self._full_since: float | None = None  # when the outbox last reached its limit
-        self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
-        self.closing = False
-        # The socket's count against ``rate_limit_socket``, shared with its protocol, which
-        # counts the pings and pongs (``app.api.edge.protocols``); its own under another server.
-        extensions = websocket.scope.get("extensions") or {}
-        self._allowance: Allowance | None = (
-            extensions[ALLOWANCE]
-            if ALLOWANCE in extensions
-            else Allowance.of(websocket.app.state.settings.rate_limit_socket)
-        )
-        self._wire: Wire | None = None  # the transport, for shared frames (``app.api.live.wire``)
-
-    @property
-    def wire(self) -> Wire | None:
-        return self._wire
-
-    def idle(self) -> bool:
-        """Open, with nothing waiting to be written."""
-        return not self.closing and self._outbox is None and self._writer is None
-
-    async def accept(self) -> None:
-        """Accept the socket; then find its wire, where the server allows one."""
-        await self.websocket.accept()
-        self._wire = self.websocket.scope.get("extensions", {}).get(WIRE)
-
-    def offer(self, message: str, framed: bytes | None = None) -> None:
-        """Queue an encoded message without waiting (shared by every socket of an audience:
-        see ``Frames``; ``framed``: its frame, ``app.api.live.wire.frame``, shared too). An outbox
-        still full ``SEND_GRACE`` s after it filled closes the socket with 4008 after the first
-        ``queue_limit`` messages (``_check``)."""
-        if self.closing:
-            return
-        box = self._outbox
-        if box is None:
-            if self._send_now(message, framed):
-                return
-            box = self._outbox = deque()
-        box.append(message)
-        size = len(box)
-        if size >= self.queue_limit:
-            if size > self.queue_limit + OVERFLOW:
-                self._slow()
-                return
-            if self._full_since is None:
-                loop = asyncio.get_running_loop()
-                self._full_since = loop.time()
-                loop.call_later(SEND_GRACE, self._check)
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write())
-
-    def offer_many(self, messages: list[str], framed: bytes) -> None:
-        """Queue ``messages`` in order (``framed``: their frames joined, written at once on the
-        wire when nothing is queued), as ``offer`` does each."""
-        wire = self._wire
-        if wire is not None and not self.closing and self._outbox is None:
-            done = wire.write(framed, len(messages))
-            if done == SENT:
-                return
-            if done == CLOSED:
-                self._gone()
-                return
-        for message in messages:
-            self.offer(message)
-
-    def _send_now(self, message: str, framed: bytes | None) -> bool:
-        """Send ``message`` at once when the transport takes it without waiting (nothing is
-        queued, nothing being written): no task, no queue. False: queue it.
-
-        With a wire (``app.api.live.wire``) the frame's bytes are written to the transport, unless
-        it is paused. Else the ASGI send of a text message runs to its end without suspending
-        unless the server's transport is paused (its write buffer above the high-water mark: a
-        client that does not read); it then suspends before writing anything, and is closed
-        here unsent. Either way a paused transport's message goes through the outbox and its
-        writer task, whose ASGI send waits for the transport."""
-        wire = self._wire
-        if wire is not None:
-            done = wire.write(frame(message) if framed is None else framed)
-            if done == SENT:
-                return True
-            if done == CLOSED:
-                self._gone()  # the client left, or the socket is closing
-                return True
-            return False
-        step = self.websocket.send_text(message)
-        try:
-            step.send(None)
-        except StopIteration:
-            return True
-        except (WebSocketDisconnect, OSError, RuntimeError):
-            self._gone()  # the client left
-            return True
-        except Exception:
-            log.exception("websocket send failed")
-            self._gone()
-            return True
-        step.close()
-        return False
-
-    async def send(self, message: dict[str, Any]) -> None:
-        """Queue ``message`` (see ``send_text``)."""
-        await self.send_text(text(message))
-
-    async def send_text(self, message: str) -> None:
-        """Queue a reply to the client: with ``queue_limit`` waiting, wait for room first (a
-        burst, such as a catch-up, drains; a client that does not read is closed meanwhile)."""
-        while (
-            not self.closing and self._outbox is not None and len(self._outbox) >= self.queue_limit
-        ):
-            if self._room is None:
-                self._room = asyncio.Event()
-            self._room.clear()
-            await self._room.wait()
-        self.offer(message)
-
-    def _slow(self) -> None:
-        """Close with 4008 after the first ``queue_limit`` messages queued."""
-        self.closing = True
-        SLOW_CONSUMERS.inc()
-        box = self._outbox
-        if box is None:
-            box = self._outbox = deque()
-        while len(box) > self.queue_limit:
-            box.pop()
-        box.append(_Close(CLOSE_SLOW_CONSUMER, SLOW_REASON))
-        if self._room is not None:
-            self._room.set()
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write())
-
-    def end(self, code: int, reason: str, last: str | None = None) -> None:
-        """Close with ``code`` once what is being written is out: nothing else queued is sent
-        but ``last``, and the client's messages are read but no longer answered."""
-        if self.closing:
-            return
-        self.closing = True
-        box = self._outbox
-        if box is None:
-            box = self._outbox = deque()
-        box.clear()
-        if last is not None:
-            box.append(last)
-        box.append(_Close(code, reason))
-        if self._room is not None:
-            self._room.set()
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write())
-
-    def revoked(self) -> None:
-        """The token this socket was opened with was revoked (``Tokens.hold``): 4401."""
-        self.end(CLOSE_REVOKED, REVOKED_REASON, REVOKED_ERROR)
-
-    async def _write(self) -> None:
-        box = self._outbox
-        assert box is not None
-        try:
-            while box:
-                message = box.popleft()
-                if isinstance(message, _Close):
-                    box.clear()
-                    await self.websocket.close(message.code, message.reason)
-                    return
-                await self.websocket.send_text(message)
-                if len(box) < self.queue_limit:
-                    self._full_since = None
-                    if self._room is not None:
-                        self._room.set()
-        except (WebSocketDisconnect, OSError, RuntimeError):
-            self._gone()  # the client left (Starlette: RuntimeError once it is closed)
-        except Exception:
-            log.exception("websocket writer failed")
-            self._gone()
-            with contextlib.suppress(Exception):
-                await self.websocket.close(CLOSE_INTERNAL)
-        finally:
-            self._writer = None
-            if not box:
-                self._outbox = None
-
-    def _gone(self) -> None:
-        self.closing = True
-        if self._outbox is not None:
-            self._outbox.clear()
-        if self._room is not None:
-            self._room.set()
-
-    def stop(self) -> None:
-        """The session ended: nothing more is written."""
-        self._gone()
-        if self._writer is not None:
-            self._writer.cancel()
-
-    async def refuse(self, code: int, exc: ServiceError) -> None:
-        """Accept only to say why, then close with ``code``."""
-        await self.websocket.accept()
-        await self.websocket.send_text(text(_error(exc)))
-        await self.websocket.close(code)
-
-    async def serve(self, *loops: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        """Run ``loops`` until any ends (the client left, or a loop failed); then close. One
-        loop runs in the calling task (the ASGI session's own)."""
-        failed: list[BaseException] = []
-        if len(loops) == 1:
-            try:
-                await loops[0]()
-            except Exception as error:
-                failed.append(error)
-        else:
-            tasks = [asyncio.create_task(loop()) for loop in loops]
-            try:
-                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-            failed = [e for t in done if not t.cancelled() and (e := t.exception())]
-        gone = self.websocket.client_state != WebSocketState.CONNECTED
-        for exc in failed:
-            if not gone and not isinstance(exc, WebSocketDisconnect | OSError):
-                log.error("websocket session failed", exc_info=exc)
-                self.stop()
-                with contextlib.suppress(Exception):
-                    await self.websocket.close(CLOSE_INTERNAL)
-        self.stop()
-
-    async def requests(self) -> AsyncIterator[MoveMessage | PingMessage]:
-        """The client's messages until it disconnects; a malformed one is answered here.
-
-        Read only once the first message (the view) is queued, so it comes first."""
-        while True:
-            message = await self.websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            if self.closing:
-                continue  # closed by the server (``end``): only the client's close is awaited
-            try:
-                if self._allowance is not None:
-                    self._allowance.hit()
-            except RateLimitedError as exc:
-                await self.send(_error(exc))
-                continue
-            parsed = parse_message(message.get("text") or message.get("bytes") or b"")
-            if isinstance(parsed, dict):
-                await self.send(parsed)
-                continue
-            yield parsed
-
-
-def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | dict[str, Any]:
-    """A client's message, or the ``invalid_message`` error that answers it."""
-    try:
-        return CLIENT_MESSAGES.validate_json(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return {
-            "type": "error",
-            "id": None,
-            "code": "invalid_message",
-            "message": f"{where}: {first['msg']}" if where else first["msg"],
-        }
-
-
-def _spectator_move(message: MoveMessage) -> dict[str, Any]:
-    exc = UnauthenticatedError("unauthorized", "connect with your token to play")
-    return _error(exc, message.id)
-
-
-class ParkedAnswers:
-    """The answers to parked sockets' messages (``app.api.live.parking``), as ``requests`` and
-    ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
-    member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
-
-    def __init__(self, service: TableService) -> None:
-        self.service = service
-
-    async def __call__(
-        self, member: Member, table_id: str, allowance: Allowance | None, raw: str | bytes
-    ) -> str:
-        try:
-            if allowance is not None:
-                allowance.hit()
-        except RateLimitedError as exc:
-            return text(_error(exc))
-        parsed = parse_message(raw)
-        if isinstance(parsed, MoveMessage):
-            return text(await _move(self.service, table_id, member.actor, parsed, member.token))
-        if isinstance(parsed, PingMessage):
-            return text({"type": "pong", "id": parsed.id})
-        return text(parsed)
-
-
-async def _move(
-    service: TableService,
-    table_id: str,
-    actor: Actor | None,
-    message: MoveMessage,
-    token: str | None,
-) -> dict[str, Any]:
-    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``.
-
-    The socket's token (its hash) is resolved again first, as an HTTP move's is: a revocation
-    this process missed on the bus (Redis down) stops it acting ``token_cache_seconds`` after
-    at most, and ends it (``Tokens.check``)."""
-    if actor is None:
-        return _spectator_move(message)
-    try:
-        if token is not None:
-            await service.tokens.check(token)
-        action = Action.from_dict(message.model_dump(include={"kind", "card"}))
-        result = await service.submit(
-            table_id, actor, Play(action), expected_version=message.expected_version
-        )
-    except (ServiceError, RuleError) as exc:
-        return _error(exc, message.id)
-    body = result.body
-    return {
-        "type": "ack",
-        "id": message.id,
-        "version": body["version"],
-        "seq": body["seq"],
-        "table": body["table"],
-    }
-
-
-class TableStream:
-    """One recipient's session on a table: its catch-up, then its place in the table's feed
-    (``app.api.live.audiences``), which sends it the live events; client moves and pings here."""
-
-    __slots__ = ("actor", "feeds", "frames", "service", "settings", "socket", "table_id", "token")
-
-    def __init__(
-        self,
-        socket: Socket,
-        service: TableService,
-        settings: Settings,
-        table_id: str,
-        actor: Actor | None,
-        *,
-        token: str | None = None,
-    ) -> None:
-        self.socket = socket
-        self.service = service
-        self.settings = settings
-        self.table_id = table_id
-        self.actor = actor
-        self.token = token  # the hash of the token the socket was opened with
-        app = socket.websocket.app
-        # Shared with every socket of this process: each message rendered once per audience.
-        self.frames: Frames = app.state.frames
-        self.feeds: Feeds = _feeds(app)
-
-    async def stream(self, since: int | None) -> None:
-        """Join the table's feed, catch up, then answer the client until it leaves."""
-        player_id = self.actor.player_id if self.actor else None
-        notes = None if player_id is None else self.service.hub.player(player_id)
-        member = Member(self.socket, self.actor, notes, self.token)
-        try:
-            while True:
-                # Joined before the store is read, so nothing falls between the two.
-                feed = self.feeds.join(self.table_id, member)
-                if await self._catch_up(feed, member, since):
-                    break
-                self.feeds.leave(member)  # too far behind meanwhile: a full view
-                member = Member(self.socket, self.actor, notes, self.token)
-                since = None
-            if member.seat is None and self._park(member):
-                # Served below ASGI from now on (app.api.live.parking); the feed closes its notes
-                # when it leaves.
-                notes = None
-                return
-            # Only now are the client's messages read: they are answered after the view.
-            await self.receive()
-        except BaseException:
-            self.feeds.leave(member)
-            raise
-        else:
-            self.feeds.leave(member)
-        finally:
-            if notes is not None:
-                notes.close()
-
-    def _park(self, member: Member) -> bool:
-        """Serve this live spectator (no seat, with or without a player) below ASGI
-        (``app.api.live.parking``), where the server allows it and the socket is idle; False: it
-        stays as it is."""
-        socket = self.socket
-        wire = socket.wire
-        if not self.settings.ws_park_spectators or wire is None or not socket.idle():
-            return False
-        session = socket.websocket.scope.get("extensions", {}).get(SESSION)
-        if session is None:
-            return False
-        parking = _parking(socket.websocket.app)
-        parked = wire.detach(
-            lambda detached: parking.park(detached, member, session, self.table_id)
-        )
-        if parked is None:
-            return False
-        member.outbox = parked
-        session.detach(socket.websocket.scope)
-        socket.stop()
-        return True
-
-    async def _catch_up(self, feed: Feed, member: Member, since: int | None) -> bool:
-        loaded = await feed.snapshot()
-        member.seat = seat_of(loaded, self.actor)
-        annotate(seat=member.seat)
-        backlog = None if since is None else await self._backlog(loaded, since)
-        if since is not None and backlog is not None:
-            member.last = since
-            for stored in backlog:
-                member.give(stored, self.frames)
-        else:
-            self.socket.offer(self.frames.view(self.service, loaded, self.actor))
-            member.last = loaded.table.last_seq
-        state = loaded.state
-        if (
-            member.seat is not None
-            and state is not None
-            and state.status == "playing"
-            and state.hand.phase != "over"
-            and state.hand.turn == member.seat
-        ):
-            self.socket.offer(
-                text(
-                    {
-                        "type": "your_turn",
-                        "table_id": self.table_id,
-                        "hand_number": state.hand.number,
-                        "phase": state.hand.phase,
-                    }
-                )
-            )
-        return await feed.go_live(member)
-
-    async def _backlog(self, loaded: Loaded, since: int) -> list[StoredEvent] | None:
-        """Events after ``since`` when they can be resumed; None when only a view will do."""
-        head = loaded.table.last_seq
-        limit = self.settings.ws_resume_limit
-        if since > head or head - since > limit:
-            return None
-        backlog = await self.service.log_since(self.table_id, since, limit + 1)
-        if len(backlog) > limit or any(
-            s.match_number != loaded.table.match_number for s in backlog if s.seq <= head
-        ):
-            return None
-        return backlog
-
-    async def receive(self) -> None:
-        """Answer the client's pings and submit its moves through the pipeline."""
-        async for message in self.socket.requests():
-            if isinstance(message, MoveMessage):
-                await self.socket.send(await self._move(message))
-            else:
-                await self.socket.send({"type": "pong", "id": message.id})
-
-    async def _move(self, message: MoveMessage) -> dict[str, Any]:
-        return await _move(self.service, self.table_id, self.actor, message, self.token)
-
-
-def _parking(app: Any) -> Parking:
-    """This process's parked spectators, made on first use."""
-    parking: Parking | None = getattr(app.state, "parking", None)
-    if parking is None:
-        parking = app.state.parking = Parking(
-            _feeds(app),
-            ParkedAnswers(app.state.service),
-            app.state.settings.ws_send_queue,
-        )
-    return parking
-
-
-def _feeds(app: Any) -> Feeds:
-    """This process's table feeds, made on first use."""
-    feeds: Feeds | None = getattr(app.state, "feeds", None)
-    if feeds is None:
-        feeds = app.state.feeds = Feeds(app.state.service, app.state.settings, app.state.frames)
-    return feeds
-
-
 async def table_ws(websocket: WebSocket) -> None:
     """A table's live stream for a seat (with its ticket or token) or a spectator (without).
 
@@ -696,7 +151,7 @@ async def table_ws(websocket: WebSocket) -> None:
         resume = _since(since)
         actor, digest = await _caller(websocket, token, ticket) or (None, None)
         _admit(websocket, actor)
-        if _feeds(websocket.app).feed_of(table_id) is None:  # else the table is known
+        if feeds_of(websocket.app).feed_of(table_id) is None:  # else the table is known
             await service.load(table_id)
     except RateLimitedError as exc:
         await socket.refuse(CLOSE_TOO_MANY, exc)
@@ -790,7 +245,7 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
         async for message in socket.requests():
             if isinstance(message, MoveMessage):
                 exc = ServiceError("not_a_table", "send moves on the table's socket")
-                await socket.send(_error(exc, message.id))
+                await socket.send(error(exc, message.id))
             else:
                 await socket.send({"type": "pong", "id": message.id})
 

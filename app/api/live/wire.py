@@ -3,7 +3,7 @@
 A server's WebSocket frames are not masked (RFC 6455, 5.1), so the frame of a text message is
 the same bytes for every socket it goes to. The table feed (``app.api.live.audiences``) frames each
 event once per audience (``frame``) and each idle socket (``Socket`` in
-``app.api.live.routes``) writes those bytes to its transport (``Wire.write``), skipping the
+``app.api.live.socket``) writes those bytes to its transport (``Wire.write``), skipping the
 ASGI send path: the middlewares' wrappers, Starlette's ``WebSocket.send``, uvicorn's ``send``
 and the websockets library framing the same text again, for every socket. At 10,000
 spectators that path cost more CPU than the ``write`` itself.

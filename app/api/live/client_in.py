@@ -1,0 +1,94 @@
+"""The messages a client sends on a socket: parsed and answered (docs/protocol.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.api.live.audiences import Member
+from app.api.live.client_out import error
+from app.api.live.frames import text
+from app.api.live.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
+from app.engine import Action, RuleError
+from app.service.commands import Actor, Play
+from app.service.errors import RateLimitedError, ServiceError, UnauthenticatedError
+from app.service.rate_limits import Allowance
+from app.service.tables import TableService
+
+
+def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | dict[str, Any]:
+    """A client's message, or the ``invalid_message`` error that answers it."""
+    try:
+        return CLIENT_MESSAGES.validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return {
+            "type": "error",
+            "id": None,
+            "code": "invalid_message",
+            "message": f"{where}: {first['msg']}" if where else first["msg"],
+        }
+
+
+def _spectator_move(message: MoveMessage) -> dict[str, Any]:
+    exc = UnauthenticatedError("unauthorized", "connect with your token to play")
+    return error(exc, message.id)
+
+
+class ParkedAnswers:
+    """The answers to parked sockets' messages (``app.api.live.parking``), as ``requests`` and
+    ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
+    member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
+
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+
+    async def __call__(
+        self, member: Member, table_id: str, allowance: Allowance | None, raw: str | bytes
+    ) -> str:
+        try:
+            if allowance is not None:
+                allowance.hit()
+        except RateLimitedError as exc:
+            return text(error(exc))
+        parsed = parse_message(raw)
+        if isinstance(parsed, MoveMessage):
+            return text(await move(self.service, table_id, member.actor, parsed, member.token))
+        if isinstance(parsed, PingMessage):
+            return text({"type": "pong", "id": parsed.id})
+        return text(parsed)
+
+
+async def move(
+    service: TableService,
+    table_id: str,
+    actor: Actor | None,
+    message: MoveMessage,
+    token: str | None,
+) -> dict[str, Any]:
+    """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``.
+
+    The socket's token (its hash) is resolved again first, as an HTTP move's is: a revocation
+    this process missed on the bus (Redis down) stops it acting ``token_cache_seconds`` after
+    at most, and ends it (``Tokens.check``)."""
+    if actor is None:
+        return _spectator_move(message)
+    try:
+        if token is not None:
+            await service.tokens.check(token)
+        action = Action.from_dict(message.model_dump(include={"kind", "card"}))
+        result = await service.submit(
+            table_id, actor, Play(action), expected_version=message.expected_version
+        )
+    except (ServiceError, RuleError) as exc:
+        return error(exc, message.id)
+    body = result.body
+    return {
+        "type": "ack",
+        "id": message.id,
+        "version": body["version"],
+        "seq": body["seq"],
+        "table": body["table"],
+    }
