@@ -24,7 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.api.live.backpressure import SEND_GRACE
-from app.api.live.frames import frame
+from app.api.live.client_out import event_message
 from app.api.live.messages import SERVER_MESSAGES
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
@@ -260,15 +260,15 @@ async def test_moves_over_the_socket_go_through_the_pipeline(
 
 def test_an_event_with_nothing_for_the_recipient_is_a_skip() -> None:
     secret = StoredEvent("t", 7, 1, 1, Event("peeked", {}, {0: {"card": "AS"}}))
-    assert frame(secret, 0) == {
+    assert event_message(secret, 0) == {
         "type": "event",
         "seq": 7,
         "event": {"type": "peeked", "card": "AS"},
     }
-    assert frame(secret, 1) == {"type": "skip", "seq": 7}
-    assert frame(secret, None) == {"type": "skip", "seq": 7}
+    assert event_message(secret, 1) == {"type": "skip", "seq": 7}
+    assert event_message(secret, None) == {"type": "skip", "seq": 7}
     public = StoredEvent("t", 8, 1, 1, Event("discarded", {"seat": 0, "card": "AS"}))
-    assert frame(public, None)["type"] == "event"
+    assert event_message(public, None)["type"] == "event"
 
 
 def _rendered(kind: str) -> float:

@@ -37,7 +37,7 @@ from websockets.frames import Frame
 from websockets.http11 import Request
 from websockets.protocol import State
 
-from app.api.live.frames import text
+from app.api.live import client_out
 from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 from app.settings import Settings
 
@@ -167,8 +167,7 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         )
         self.transport.pause_reading()
         if self.conn.state is State.OPEN:
-            error = {"type": "error", "id": None, "code": "rate_limited", "message": SOCKET_MESSAGE}
-            self.conn.send_text(text(error).encode())
+            self.conn.send_text(client_out.FLOODED.encode())
             self.conn.send_close(CLOSE_TOO_MANY, SOCKET_MESSAGE)
             self.transport.write(b"".join(self.conn.data_to_send()))
         finish(self.transport)

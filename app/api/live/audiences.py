@@ -34,7 +34,8 @@ from typing import Protocol
 
 from prometheus_client import Counter, Gauge
 
-from app.api.live.frames import Frames, text
+from app.api.live import client_out
+from app.api.live.frames import Frames
 from app.api.live.wire import frame
 from app.service.commands import Actor, seat_of
 from app.service.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
@@ -52,14 +53,6 @@ CHUNK = 256
 # A socket whose token was revoked: its last message, then this close.
 CLOSE_REVOKED = 4401
 REVOKED_REASON = "token revoked"
-REVOKED_ERROR = text(
-    {
-        "type": "error",
-        "id": None,
-        "code": "token_revoked",
-        "message": "the token this socket was opened with was revoked",
-    }
-)
 
 GAP_FILLS = Counter(
     "ginrummy_ws_gap_fills_total",
@@ -123,13 +116,13 @@ class Member:
 
     def revoked(self) -> None:
         """The member's token was revoked (``Tokens.hold``): its socket is closed, 4401."""
-        self.outbox.end(CLOSE_REVOKED, REVOKED_REASON, REVOKED_ERROR)
+        self.outbox.end(CLOSE_REVOKED, REVOKED_REASON, client_out.TOKEN_REVOKED)
 
     def turn_notes(self, table_id: str) -> None:
         """Forward the ``your_turn`` of this table that reached the player's subscription."""
         while self.notes is not None and (note := self.notes.get_nowait()) is not None:
             if note.type == "your_turn" and note.table_id == table_id:
-                self.outbox.offer(text(note.to_dict()))
+                self.outbox.offer(client_out.note(note))
 
 
 class Feed:
@@ -352,7 +345,7 @@ class Feed:
             for member in members:
                 message = rendered.get(member.last)
                 if message is None:
-                    beat = text({"type": "heartbeat", "seq": member.last})
+                    beat = client_out.heartbeat(member.last)
                     message = rendered[member.last] = (beat, frame(beat))
                 member.outbox.offer(*message)
 

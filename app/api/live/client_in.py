@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ValidationError
 
+from app.api.live import client_out
 from app.api.live.audiences import Member
-from app.api.live.client_out import error
-from app.api.live.frames import text
 from app.api.live.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.engine import Action, RuleError
 from app.service.commands import Actor, Play
@@ -17,24 +14,19 @@ from app.service.rate_limits import Allowance
 from app.service.tables import TableService
 
 
-def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | dict[str, Any]:
+def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | str:
     """A client's message, or the ``invalid_message`` error that answers it."""
     try:
         return CLIENT_MESSAGES.validate_json(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        return {
-            "type": "error",
-            "id": None,
-            "code": "invalid_message",
-            "message": f"{where}: {first['msg']}" if where else first["msg"],
-        }
+        return client_out.invalid_message(f"{where}: {first['msg']}" if where else first["msg"])
 
 
-def _spectator_move(message: MoveMessage) -> dict[str, Any]:
+def _spectator_move(message: MoveMessage) -> str:
     exc = UnauthenticatedError("unauthorized", "connect with your token to play")
-    return error(exc, message.id)
+    return client_out.error(exc, message.id)
 
 
 class ParkedAnswers:
@@ -52,13 +44,13 @@ class ParkedAnswers:
             if allowance is not None:
                 allowance.hit()
         except RateLimitedError as exc:
-            return text(error(exc))
+            return client_out.error(exc)
         parsed = parse_message(raw)
         if isinstance(parsed, MoveMessage):
-            return text(await move(self.service, table_id, member.actor, parsed, member.token))
+            return await move(self.service, table_id, member.actor, parsed, member.token)
         if isinstance(parsed, PingMessage):
-            return text({"type": "pong", "id": parsed.id})
-        return text(parsed)
+            return client_out.pong(parsed.id)
+        return parsed
 
 
 async def move(
@@ -67,7 +59,7 @@ async def move(
     actor: Actor | None,
     message: MoveMessage,
     token: str | None,
-) -> dict[str, Any]:
+) -> str:
     """A move sent on a table's socket, through the one pipeline: its ``ack`` or ``error``.
 
     The socket's token (its hash) is resolved again first, as an HTTP move's is: a revocation
@@ -83,12 +75,5 @@ async def move(
             table_id, actor, Play(action), expected_version=message.expected_version
         )
     except (ServiceError, RuleError) as exc:
-        return error(exc, message.id)
-    body = result.body
-    return {
-        "type": "ack",
-        "id": message.id,
-        "version": body["version"],
-        "seq": body["seq"],
-        "table": body["table"],
-    }
+        return client_out.error(exc, message.id)
+    return client_out.ack(message.id, result.body)

@@ -14,11 +14,9 @@ numbers its events for good, so a key always names the same redacted text.
 
 from __future__ import annotations
 
-from typing import Any
-
-import orjson
 from prometheus_client import Counter
 
+from app.api.live import client_out
 from app.service.commands import Actor, seat_of
 from app.service.lru import LRU
 from app.service.tables import TableService
@@ -35,18 +33,6 @@ RENDERED = Counter(
 )
 
 
-def text(message: dict[str, Any]) -> str:
-    """A message as the text frame clients expect."""
-    return orjson.dumps(message).decode()
-
-
-def frame(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
-    """The ``event`` or ``skip`` message of a logged event for ``seat`` (None: spectator)."""
-    if not stored.event.visible_to(seat):
-        return {"type": "skip", "seq": stored.seq}
-    return {"type": "event", "seq": stored.seq, "event": stored.event.for_recipient(seat)}
-
-
 class Frames:
     """The encoded ``event``/``skip`` and ``view`` messages of this process, per audience."""
 
@@ -60,7 +46,7 @@ class Frames:
         cached = self._events.get(key)
         if cached is None:
             RENDERED.labels("event").inc()
-            cached = text(frame(stored, seat))
+            cached = client_out.text(client_out.event_message(stored, seat))
             self._events.put(key, cached)
         return cached
 
@@ -74,8 +60,6 @@ class Frames:
             RENDERED.labels("view").inc()
             # Every actor of one seat sees that seat's view; anyone else a spectator's.
             view = service.render(loaded, None if seat is None else actor)
-            cached = text(
-                {"type": "view", "seq": view["seq"], "version": view["version"], "table": view}
-            )
+            cached = client_out.view(view)
             self._views.put(key, cached)
         return cached

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Final
 from websockets.frames import Frame, Opcode
 
 from app.api.edge.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
+from app.api.live import client_out
 from app.api.live.backpressure import (
     CLOSE_SLOW_CONSUMER,
     OVERFLOW,
@@ -54,7 +55,6 @@ from app.api.live.backpressure import (
     SLOW_REASON,
     Graced,
 )
-from app.api.live.frames import text
 from app.api.live.wire import Detached, frame
 from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 
@@ -325,8 +325,7 @@ class Parked(Graced, asyncio.Protocol):
             self.session.code = CLOSE_TOO_MANY
         self.transport.pause_reading()
         self.conn.data_to_send()  # the pongs not yet written: dropped
-        error = {"type": "error", "id": None, "code": "rate_limited", "message": SOCKET_MESSAGE}
-        self.conn.send_text(text(error).encode())
+        self.conn.send_text(client_out.FLOODED.encode())
         self.conn.send_close(CLOSE_TOO_MANY, SOCKET_MESSAGE)
         self._write_conn()
         finish(self.transport)

@@ -77,7 +77,7 @@ from app.api.edge.occupancy import Occupancy
 from app.api.edge.protocols import CLOSE_TOO_MANY
 from app.api.http.deps import bearer_token
 from app.api.http.schemas.common import INT32
-from app.api.live.client_out import error
+from app.api.live import client_out
 from app.api.live.messages import MoveMessage
 from app.api.live.session import TableStream, feeds_of
 from app.api.live.socket import Socket
@@ -236,18 +236,18 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
                         async with asyncio.timeout(settings.ws_heartbeat or None):
                             note = await notes.get()
                     except TimeoutError:
-                        await socket.send({"type": "heartbeat", "seq": None})
+                        await socket.send_text(client_out.heartbeat(None))
                         continue
                     if note is not None:
-                        await socket.send(note.to_dict())
+                        await socket.send_text(client_out.note(note))
 
     async def receive() -> None:
         async for message in socket.requests():
             if isinstance(message, MoveMessage):
                 exc = ServiceError("not_a_table", "send moves on the table's socket")
-                await socket.send(error(exc, message.id))
+                await socket.send_text(client_out.error(exc, message.id))
             else:
-                await socket.send({"type": "pong", "id": message.id})
+                await socket.send_text(client_out.pong(message.id))
 
     service.tokens.hold(digest, socket)  # a revocation closes the socket (4401)
     try:

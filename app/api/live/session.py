@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from app.api.edge.access import SESSION
+from app.api.live import client_out
 from app.api.live.audiences import Feed, Feeds, Member
 from app.api.live.client_in import ParkedAnswers, move
-from app.api.live.frames import Frames, text
+from app.api.live.frames import Frames
 from app.api.live.messages import MoveMessage
 from app.api.live.parking import Parking
 from app.api.live.socket import Socket
@@ -118,14 +119,7 @@ class TableStream:
             and state.hand.turn == member.seat
         ):
             self.socket.offer(
-                text(
-                    {
-                        "type": "your_turn",
-                        "table_id": self.table_id,
-                        "hand_number": state.hand.number,
-                        "phase": state.hand.phase,
-                    }
-                )
+                client_out.your_turn(self.table_id, state.hand.number, state.hand.phase)
             )
         return await feed.go_live(member)
 
@@ -146,11 +140,11 @@ class TableStream:
         """Answer the client's pings and submit its moves through the pipeline."""
         async for message in self.socket.requests():
             if isinstance(message, MoveMessage):
-                await self.socket.send(await self._move(message))
+                await self.socket.send_text(await self._move(message))
             else:
-                await self.socket.send({"type": "pong", "id": message.id})
+                await self.socket.send_text(client_out.pong(message.id))
 
-    async def _move(self, message: MoveMessage) -> dict[str, Any]:
+    async def _move(self, message: MoveMessage) -> str:
         return await move(self.service, self.table_id, self.actor, message, self.token)
 
 

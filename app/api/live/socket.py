@@ -13,7 +13,8 @@ from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from app.api.edge.protocols import ALLOWANCE
-from app.api.live.audiences import CLOSE_REVOKED, REVOKED_ERROR, REVOKED_REASON
+from app.api.live import client_out
+from app.api.live.audiences import CLOSE_REVOKED, REVOKED_REASON
 from app.api.live.backpressure import (
     CLOSE_SLOW_CONSUMER,
     OVERFLOW,
@@ -23,8 +24,6 @@ from app.api.live.backpressure import (
     Graced,
 )
 from app.api.live.client_in import parse_message
-from app.api.live.client_out import error
-from app.api.live.frames import text
 from app.api.live.messages import MoveMessage, PingMessage
 from app.api.live.wire import CLOSED, SENT, WIRE, Wire, frame
 from app.service.errors import RateLimitedError, ServiceError
@@ -167,10 +166,6 @@ class Socket(Graced):
         step.close()
         return False
 
-    async def send(self, message: dict[str, Any]) -> None:
-        """Queue ``message`` (see ``send_text``)."""
-        await self.send_text(text(message))
-
     async def send_text(self, message: str) -> None:
         """Queue a reply to the client: with ``queue_limit`` waiting, wait for room first (a
         burst, such as a catch-up, drains; a client that does not read is closed meanwhile)."""
@@ -218,7 +213,7 @@ class Socket(Graced):
 
     def revoked(self) -> None:
         """The token this socket was opened with was revoked (``Tokens.hold``): 4401."""
-        self.end(CLOSE_REVOKED, REVOKED_REASON, REVOKED_ERROR)
+        self.end(CLOSE_REVOKED, REVOKED_REASON, client_out.TOKEN_REVOKED)
 
     async def _write(self) -> None:
         box = self._outbox
@@ -263,7 +258,7 @@ class Socket(Graced):
     async def refuse(self, code: int, exc: ServiceError) -> None:
         """Accept only to say why, then close with ``code``."""
         await self.websocket.accept()
-        await self.websocket.send_text(text(error(exc)))
+        await self.websocket.send_text(client_out.error(exc))
         await self.websocket.close(code)
 
     async def serve(self, *loops: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -307,10 +302,10 @@ class Socket(Graced):
                 if self._allowance is not None:
                     self._allowance.hit()
             except RateLimitedError as exc:
-                await self.send(error(exc))
+                await self.send_text(client_out.error(exc))
                 continue
             parsed = parse_message(message.get("text") or message.get("bytes") or b"")
-            if isinstance(parsed, dict):
-                await self.send(parsed)
+            if isinstance(parsed, str):
+                await self.send_text(parsed)
                 continue
             yield parsed
