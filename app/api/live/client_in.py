@@ -1,6 +1,9 @@
-"""The messages a client sends on a socket: parsed and answered (docs/protocol.md)."""
+"""The messages a client sends on a socket, parsed and answered in one place (``answer``), for
+the sockets served through ASGI and the parked ones alike (docs/protocol.md)."""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
 
@@ -12,6 +15,32 @@ from app.service.commands import Actor, Play
 from app.service.errors import RateLimitedError, ServiceError, UnauthenticatedError
 from app.service.rate_limits import Allowance
 from app.service.tables import TableService
+
+# Answers a move: the socket's ``ack`` or ``error``.
+Mover = Callable[[MoveMessage], Awaitable[str]]
+
+
+async def answer(raw: str | bytes, allowance: Allowance | None, play: Mover) -> str:
+    """The reply to one client message: counted against the socket's ``allowance`` first
+    (None: no limit; ``rate_limited`` past it), then parsed (``invalid_message``); a ``ping``
+    gets its ``pong``, a ``move`` what ``play`` answers."""
+    try:
+        if allowance is not None:
+            allowance.hit()
+    except RateLimitedError as exc:
+        return client_out.error(exc)
+    parsed = parse_message(raw)
+    if isinstance(parsed, MoveMessage):
+        return await play(parsed)
+    if isinstance(parsed, PingMessage):
+        return client_out.pong(parsed.id)
+    return parsed
+
+
+async def not_a_table(message: MoveMessage) -> str:
+    """A move sent on the player's socket, which has no table."""
+    exc = ServiceError("not_a_table", "send moves on the table's socket")
+    return client_out.error(exc, message.id)
 
 
 def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | str:
@@ -30,9 +59,9 @@ def _spectator_move(message: MoveMessage) -> str:
 
 
 class ParkedAnswers:
-    """The answers to parked sockets' messages (``app.api.live.parking``), as ``requests`` and
-    ``TableStream.receive`` give them through ASGI: a move goes through the pipeline as the
-    member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
+    """The answers to parked sockets' messages (``app.api.live.parking``), as ``answer`` gives
+    them through ASGI: a move goes through the pipeline as the member's (a watcher who took a
+    seat meanwhile plays), or is refused to a spectator."""
 
     def __init__(self, service: TableService) -> None:
         self.service = service
@@ -40,17 +69,11 @@ class ParkedAnswers:
     async def __call__(
         self, member: Member, table_id: str, allowance: Allowance | None, raw: str | bytes
     ) -> str:
-        try:
-            if allowance is not None:
-                allowance.hit()
-        except RateLimitedError as exc:
-            return client_out.error(exc)
-        parsed = parse_message(raw)
-        if isinstance(parsed, MoveMessage):
-            return await move(self.service, table_id, member.actor, parsed, member.token)
-        if isinstance(parsed, PingMessage):
-            return client_out.pong(parsed.id)
-        return parsed
+
+        async def play(message: MoveMessage) -> str:
+            return await move(self.service, table_id, member.actor, message, member.token)
+
+        return await answer(raw, allowance, play)
 
 
 async def move(

@@ -78,7 +78,7 @@ from app.api.edge.protocols import CLOSE_TOO_MANY
 from app.api.http.deps import bearer_token
 from app.api.http.schemas.common import INT32
 from app.api.live import client_out
-from app.api.live.messages import MoveMessage
+from app.api.live.client_in import not_a_table
 from app.api.live.session import TableStream, feeds_of
 from app.api.live.socket import Socket
 from app.service.commands import Actor
@@ -87,7 +87,6 @@ from app.service.errors import (
     InvalidError,
     NotFoundError,
     RateLimitedError,
-    ServiceError,
     UnauthenticatedError,
 )
 from app.service.tables import TableService
@@ -242,12 +241,7 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
                         await socket.send_text(client_out.note(note))
 
     async def receive() -> None:
-        async for message in socket.requests():
-            if isinstance(message, MoveMessage):
-                exc = ServiceError("not_a_table", "send moves on the table's socket")
-                await socket.send_text(client_out.error(exc, message.id))
-            else:
-                await socket.send_text(client_out.pong(message.id))
+        await socket.receive(not_a_table)
 
     service.tokens.hold(digest, socket)  # a revocation closes the socket (4401)
     try:

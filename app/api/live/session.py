@@ -138,11 +138,7 @@ class TableStream:
 
     async def receive(self) -> None:
         """Answer the client's pings and submit its moves through the pipeline."""
-        async for message in self.socket.requests():
-            if isinstance(message, MoveMessage):
-                await self.socket.send_text(await self._move(message))
-            else:
-                await self.socket.send_text(client_out.pong(message.id))
+        await self.socket.receive(self._move)
 
     async def _move(self, message: MoveMessage) -> str:
         return await move(self.service, self.table_id, self.actor, message, self.token)

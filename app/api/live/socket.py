@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, NamedTuple
 
 from fastapi import WebSocket
@@ -23,10 +23,9 @@ from app.api.live.backpressure import (
     SLOW_REASON,
     Graced,
 )
-from app.api.live.client_in import parse_message
-from app.api.live.messages import MoveMessage, PingMessage
+from app.api.live.client_in import Mover, answer
 from app.api.live.wire import CLOSED, SENT, WIRE, Wire, frame
-from app.service.errors import RateLimitedError, ServiceError
+from app.service.errors import ServiceError
 from app.service.rate_limits import Allowance
 
 log = logging.getLogger(__name__)
@@ -288,8 +287,9 @@ class Socket(Graced):
                     await self.websocket.close(CLOSE_INTERNAL)
         self.stop()
 
-    async def requests(self) -> AsyncIterator[MoveMessage | PingMessage]:
-        """The client's messages until it disconnects; a malformed one is answered here.
+    async def receive(self, play: Mover) -> None:
+        """Answer the client's messages (``client_in.answer``; ``play`` answers its moves) until
+        it disconnects.
 
         Read only once the first message (the view) is queued, so it comes first."""
         while True:
@@ -298,14 +298,5 @@ class Socket(Graced):
                 return
             if self.closing:
                 continue  # closed by the server (``end``): only the client's close is awaited
-            try:
-                if self._allowance is not None:
-                    self._allowance.hit()
-            except RateLimitedError as exc:
-                await self.send_text(client_out.error(exc))
-                continue
-            parsed = parse_message(message.get("text") or message.get("bytes") or b"")
-            if isinstance(parsed, str):
-                await self.send_text(parsed)
-                continue
-            yield parsed
+            raw = message.get("text") or message.get("bytes") or b""
+            await self.send_text(await answer(raw, self._allowance, play))
