@@ -87,6 +87,7 @@ from app.service.errors import (
     InvalidError,
     NotFoundError,
     RateLimitedError,
+    ServiceError,
     UnauthenticatedError,
 )
 from app.service.tables import TableService
@@ -102,11 +103,27 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+# The close code of a refused handshake, by its error (the first that matches).
+REFUSALS: tuple[tuple[type[ServiceError], int], ...] = (
+    (RateLimitedError, CLOSE_TOO_MANY),
+    (InvalidError, CLOSE_BAD_REQUEST),
+    (UnauthenticatedError, CLOSE_UNAUTHORIZED),
+    (ForbiddenError, CLOSE_FORBIDDEN),
+    (NotFoundError, CLOSE_NOT_FOUND),
+)
 
 
 # The query parameters of the player's socket (the table's socket reads its own: see table_ws).
 Token = Annotated[str | None, Query(description="the player's token (or a Bearer header)")]
 Ticket = Annotated[str | None, Query(description="a ticket from POST /v1/ws-tickets (single use)")]
+
+
+def close_code(exc: ServiceError) -> int | None:
+    """The close code a handshake refused with ``exc`` ends with; None: not a refusal."""
+    for kind, code in REFUSALS:
+        if isinstance(exc, kind):
+            return code
+    return None
 
 
 async def _caller(
@@ -152,20 +169,11 @@ async def table_ws(websocket: WebSocket) -> None:
         _admit(websocket, actor)
         if feeds_of(websocket.app).feed_of(table_id) is None:  # else the table is known
             await service.load(table_id)
-    except RateLimitedError as exc:
-        await socket.refuse(CLOSE_TOO_MANY, exc)
-        return
-    except InvalidError as exc:
-        await socket.refuse(CLOSE_BAD_REQUEST, exc)
-        return
-    except UnauthenticatedError as exc:
-        await socket.refuse(CLOSE_UNAUTHORIZED, exc)
-        return
-    except ForbiddenError as exc:
-        await socket.refuse(CLOSE_FORBIDDEN, exc)
-        return
-    except NotFoundError as exc:
-        await socket.refuse(CLOSE_NOT_FOUND, exc)
+    except ServiceError as exc:
+        code = close_code(exc)
+        if code is None:
+            raise
+        await socket.refuse(code, exc)
         return
     await socket.accept()
     stream = TableStream(socket, service, settings, table_id, actor, token=digest)
@@ -216,14 +224,11 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
             raise UnauthenticatedError("unauthorized", "a ticket or bearer token is required")
         actor, digest = caller
         _admit(websocket, actor)
-    except RateLimitedError as exc:
-        await socket.refuse(CLOSE_TOO_MANY, exc)
-        return
-    except UnauthenticatedError as exc:
-        await socket.refuse(CLOSE_UNAUTHORIZED, exc)
-        return
-    except ForbiddenError as exc:
-        await socket.refuse(CLOSE_FORBIDDEN, exc)
+    except ServiceError as exc:
+        code = close_code(exc)
+        if code is None:
+            raise
+        await socket.refuse(code, exc)
         return
     await socket.accept()
 
