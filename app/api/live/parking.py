@@ -49,11 +49,8 @@ from app.api.edge.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
 from app.api.live import client_out
 from app.api.live.backpressure import (
     CLOSE_SLOW_CONSUMER,
-    OVERFLOW,
-    SEND_GRACE,
-    SLOW_CONSUMERS,
     SLOW_REASON,
-    Graced,
+    Bounded,
 )
 from app.api.live.wire import Detached, frame
 from app.service.rate_limits import SOCKET_MESSAGE, Allowance
@@ -136,22 +133,19 @@ class Parking:
             self._keepalive = None
 
 
-class Parked(Graced, asyncio.Protocol):
+class Parked(Bounded[bytes | None], asyncio.Protocol):
     """One idle spectator's connection, served without ASGI (see the module's docstring): the
     ``asyncio`` protocol of its transport, and its member's outbox."""
 
     __slots__ = (
         "_allowance",
-        "_box",
         "_close_timer",
-        "_full_since",
         "_inbox",
         "_owed_pong",
         "_partial",
         "_partial_text",
         "_reader",
         "_room",
-        "closing",
         "conn",
         "connections",
         "member",
@@ -172,6 +166,7 @@ class Parked(Graced, asyncio.Protocol):
         table_id: str,
     ) -> None:
         self.parking = parking
+        self.queue_limit = parking.queue_limit
         self.table_id = table_id
         self.transport = detached.transport
         self.conn = detached.conn
@@ -196,52 +191,32 @@ class Parked(Graced, asyncio.Protocol):
 
     # The member's outbox (the table's feed).
 
-    def offer(self, message: str, framed: bytes | None = None) -> None:
-        """Write ``message`` (its frame ``framed``, shared by its audience) now, or queue it
-        while the transport is paused; the 4008 close when the client does not keep up."""
-        if self.closing:
-            return
-        data = frame(message) if framed is None else framed
-        box = self._box
-        if box is None:
-            if self.writable:
-                self.transport.write(data)
-                self.session.sent()
-                return
-            box = self._box = deque()
-        box.append(data)
-        size, limit = len(box), self.parking.queue_limit
-        if size >= limit:
-            if size > limit + OVERFLOW:
-                self._slow()
-            elif self._full_since is None:
-                loop = asyncio.get_running_loop()
-                self._full_since = loop.time()
-                loop.call_later(SEND_GRACE, self._check)
+    def _send_now(self, message: str, framed: bytes | None) -> bool:
+        """Written at once while the transport is not paused."""
+        if not self.writable:
+            return False
+        self.transport.write(frame(message) if framed is None else framed)
+        self.session.sent()
+        return True
 
-    def offer_many(self, messages: list[str], framed: bytes) -> None:
-        """``messages`` in order: their joined frames ``framed`` in one write while the
-        transport takes them, else each queued as ``offer`` does."""
-        if self.closing:
-            return
-        if self._box is None and self.writable:
-            self.transport.write(framed)
-            for _ in messages:
-                self.session.sent()
-            return
-        for message in messages:
-            self.offer(message)
+    def _send_many_now(self, messages: list[str], framed: bytes) -> bool:
+        if not self.writable:
+            return False
+        self.transport.write(framed)
+        for _ in messages:
+            self.session.sent()
+        return True
 
-    def _slow(self) -> None:
-        """Close with 4008 after the first ``queue_limit`` frames queued."""
-        SLOW_CONSUMERS.inc()
-        box = self._box
-        if box is None:
-            box = self._box = deque()
-        while len(box) > self.parking.queue_limit:
-            box.pop()
-        box.append(None)
-        self.closing = True  # nothing more is offered
+    def _queued(self, message: str, framed: bytes | None) -> bytes | None:
+        return frame(message) if framed is None else framed
+
+    def _slow_close(self) -> bytes | None:
+        return None
+
+    def _drain(self) -> None:
+        """Nothing to do: the box is written when the transport resumes (``_flush``)."""
+
+    def _drain_closing(self) -> None:
         self._wake()
         if self.writable:
             self._flush()
@@ -420,7 +395,7 @@ class Parked(Graced, asyncio.Protocol):
         """Answer the client's messages in order; wait while the outbox is full."""
         try:
             while self._inbox and not self.closing:
-                while self._box is not None and len(self._box) >= self.parking.queue_limit:
+                while self._box is not None and len(self._box) >= self.queue_limit:
                     self._room = asyncio.get_running_loop().create_future()
                     await self._room
                     if self.closing:

@@ -17,11 +17,8 @@ from app.api.live import client_out
 from app.api.live.audiences import CLOSE_REVOKED, REVOKED_REASON
 from app.api.live.backpressure import (
     CLOSE_SLOW_CONSUMER,
-    OVERFLOW,
-    SEND_GRACE,
-    SLOW_CONSUMERS,
     SLOW_REASON,
-    Graced,
+    Bounded,
 )
 from app.api.live.client_in import Mover, answer
 from app.api.live.wire import CLOSED, SENT, WIRE, Wire, frame
@@ -40,7 +37,7 @@ class _Close(NamedTuple):
     reason: str
 
 
-class Socket(Graced):
+class Socket(Bounded[str | _Close]):
     """One accepted WebSocket: messages go out in order through a bounded outbox, written by a
     task that runs only while there is something to send (an idle socket holds no task and no
     queue); a client that does not keep up is closed with 4008; one whose token is revoked
@@ -48,13 +45,9 @@ class Socket(Graced):
 
     __slots__ = (
         "_allowance",
-        "_full_since",
-        "_outbox",
         "_room",
         "_wire",
         "_writer",
-        "closing",
-        "queue_limit",
         "websocket",
     )
 
@@ -64,7 +57,7 @@ class Socket(Graced):
         # Messages waiting to be written; None when there are none. A ``_Close`` in it is the
         # socket's close. Past ``queue_limit`` only the table's feed adds (it never waits), up
         # to ``OVERFLOW`` more before the client counts as slow at once.
-        self._outbox: deque[str | _Close] | None = None
+        self._box: deque[str | _Close] | None = None
         self._writer: asyncio.Task[None] | None = None
         self._full_since: float | None = None  # when the outbox last reached its limit
         self._room: asyncio.Event | None = None  # for ``send`` waiting on a full outbox
@@ -85,51 +78,25 @@ class Socket(Graced):
 
     def idle(self) -> bool:
         """Open, with nothing waiting to be written."""
-        return not self.closing and self._outbox is None and self._writer is None
+        return not self.closing and self._box is None and self._writer is None
 
     async def accept(self) -> None:
         """Accept the socket; then find its wire, where the server allows one."""
         await self.websocket.accept()
         self._wire = self.websocket.scope.get("extensions", {}).get(WIRE)
 
-    def offer(self, message: str, framed: bytes | None = None) -> None:
-        """Queue an encoded message without waiting (shared by every socket of an audience:
-        see ``Frames``; ``framed``: its frame, ``app.api.live.wire.frame``, shared too). An outbox
-        still full ``SEND_GRACE`` s after it filled closes the socket with 4008 after the first
-        ``queue_limit`` messages (``_check``)."""
-        if self.closing:
-            return
-        box = self._outbox
-        if box is None:
-            if self._send_now(message, framed):
-                return
-            box = self._outbox = deque()
-        box.append(message)
-        size = len(box)
-        if size >= self.queue_limit:
-            if size > self.queue_limit + OVERFLOW:
-                self._slow()
-                return
-            if self._full_since is None:
-                loop = asyncio.get_running_loop()
-                self._full_since = loop.time()
-                loop.call_later(SEND_GRACE, self._check)
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write())
-
-    def offer_many(self, messages: list[str], framed: bytes) -> None:
-        """Queue ``messages`` in order (``framed``: their frames joined, written at once on the
-        wire when nothing is queued), as ``offer`` does each."""
+    def _send_many_now(self, messages: list[str], framed: bytes) -> bool:
+        """On a wire, ``framed`` written at once unless the transport is paused."""
         wire = self._wire
-        if wire is not None and not self.closing and self._outbox is None:
-            done = wire.write(framed, len(messages))
-            if done == SENT:
-                return
-            if done == CLOSED:
-                self._gone()
-                return
-        for message in messages:
-            self.offer(message)
+        if wire is None:
+            return False
+        done = wire.write(framed, len(messages))
+        if done == SENT:
+            return True
+        if done == CLOSED:
+            self._gone()
+            return True
+        return False
 
     def _send_now(self, message: str, framed: bytes | None) -> bool:
         """Send ``message`` at once when the transport takes it without waiting (nothing is
@@ -168,29 +135,27 @@ class Socket(Graced):
     async def send_text(self, message: str) -> None:
         """Queue a reply to the client: with ``queue_limit`` waiting, wait for room first (a
         burst, such as a catch-up, drains; a client that does not read is closed meanwhile)."""
-        while (
-            not self.closing and self._outbox is not None and len(self._outbox) >= self.queue_limit
-        ):
+        while not self.closing and self._box is not None and len(self._box) >= self.queue_limit:
             if self._room is None:
                 self._room = asyncio.Event()
             self._room.clear()
             await self._room.wait()
         self.offer(message)
 
-    def _slow(self) -> None:
-        """Close with 4008 after the first ``queue_limit`` messages queued."""
-        self.closing = True
-        SLOW_CONSUMERS.inc()
-        box = self._outbox
-        if box is None:
-            box = self._outbox = deque()
-        while len(box) > self.queue_limit:
-            box.pop()
-        box.append(_Close(CLOSE_SLOW_CONSUMER, SLOW_REASON))
-        if self._room is not None:
-            self._room.set()
+    def _queued(self, message: str, framed: bytes | None) -> str | _Close:
+        return message
+
+    def _slow_close(self) -> str | _Close:
+        return _Close(CLOSE_SLOW_CONSUMER, SLOW_REASON)
+
+    def _drain(self) -> None:
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
+
+    def _drain_closing(self) -> None:
+        if self._room is not None:
+            self._room.set()
+        self._drain()
 
     def end(self, code: int, reason: str, last: str | None = None) -> None:
         """Close with ``code`` once what is being written is out: nothing else queued is sent
@@ -198,9 +163,9 @@ class Socket(Graced):
         if self.closing:
             return
         self.closing = True
-        box = self._outbox
+        box = self._box
         if box is None:
-            box = self._outbox = deque()
+            box = self._box = deque()
         box.clear()
         if last is not None:
             box.append(last)
@@ -215,7 +180,7 @@ class Socket(Graced):
         self.end(CLOSE_REVOKED, REVOKED_REASON, client_out.TOKEN_REVOKED)
 
     async def _write(self) -> None:
-        box = self._outbox
+        box = self._box
         assert box is not None
         try:
             while box:
@@ -239,12 +204,12 @@ class Socket(Graced):
         finally:
             self._writer = None
             if not box:
-                self._outbox = None
+                self._box = None
 
     def _gone(self) -> None:
         self.closing = True
-        if self._outbox is not None:
-            self._outbox.clear()
+        if self._box is not None:
+            self._box.clear()
         if self._room is not None:
             self._room.set()
 
