@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     ws_heartbeat: float = 15.0
     ws_resume_limit: int = 1000
     # WebSockets: messages waiting to be sent to one socket before it is a slow consumer
-    # (closed with 4008, see ``app.api.live.routes``); uvicorn's keepalive: a ping after this
+    # (closed with 4008, see ``app.api.live.backpressure``); uvicorn's keepalive: a ping after this
     # many seconds, and a socket whose pong takes longer than the timeout is closed.
     ws_send_queue: int = 256
     ws_ping_interval: float = 20.0

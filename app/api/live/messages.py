@@ -1,7 +1,9 @@
 """The WebSocket messages, both ways, as pydantic models (their JSON schema: ``ws_schema()``).
 
 Every message is a JSON object with a ``type``. The protocol itself is described in
-``app/api/live/routes.py``; the models here fix each message's shape and carry its example.
+docs/protocol.md (WebSocket); the models here fix each message's shape and carry its example.
+The server's messages are built in ``app.api.live.client_out``, the client's read in
+``app.api.live.client_in``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ its transport to a ``Parked``, which keeps the ``websockets`` connection that pa
 frames, and the ASGI call returns. The table's feed then offers the member's messages to the
 ``Parked`` instead of the ``Socket``: the same frames, the same audience, the same redaction.
 
-What a parked socket keeps of the guarantees of ``app.api.live.routes``:
+What a parked socket keeps of the guarantees of a socket served through ASGI (docs/protocol.md):
 
 - every frame is written in order, straight to the transport while it takes them; while it is
   paused (a client that does not read) they wait in a bounded outbox, written together (one

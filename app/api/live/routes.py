@@ -1,67 +1,13 @@
-"""WebSockets: a table's live stream, and a player's notifications across all their tables.
+"""The two WebSocket routes: a table's live stream, ``/v1/tables/{table_id}/ws``
+(``table_ws``), and a player's notifications across all their tables, ``/v1/players/me/ws``
+(``player_ws``).
 
-``/v1/tables/{table_id}/ws[?since=N][&ticket=K | &token=T]``
-
-- Auth: a socket ticket as ``?ticket=`` (``POST /v1/ws-tickets``: single use, short-lived; what
-  browsers should use, since they cannot set headers on the upgrade), the player's token as
-  ``?token=`` (kept for existing clients; never logged) or an ``Authorization: Bearer`` header.
-  A used, expired or unknown ticket: an ``error`` (``invalid_ticket``), then close code 4401.
-  A browser page from an origin not allowed (``allowed_origins``): ``origin_not_allowed``, 4403.
-  A seated player gets their seat's view and events; anyone else (no token, or not seated) is
-  a spectator, exactly as ``GET /v1/tables/{id}``. A bad token: an ``error`` message
-  (``unauthorized``), then close code 4401; an unknown table: ``error`` (``table_not_found``),
-  then 4404.
-- On connect without ``since``: a ``view`` (the full redacted table with its ``seq`` and
-  ``version``). With ``since=N``: exactly the events N+1.. from the log, then live ones; when N
-  cannot be resumed (more than ``ws_resume_limit`` events behind, from before the current match
-  started, or beyond the newest seq) a ``view`` instead.
-- Then every event of the table in seq order, contiguous: ``event`` (redacted for this
-  recipient) or ``skip`` (only the seq: an event whose redaction carries nothing for this
-  recipient). ``your_turn`` follows the events that made it this seat's turn (and comes on
-  connect when it already is). ``heartbeat`` after ``ws_heartbeat`` seconds of silence.
-- Never a silent jump: each socket keeps the last seq it was sent; a live event further on (an
-  event lost between processes, a bus reconnect) is preceded by the missing ones, read from the
-  log. While the bus is degraded (Redis down) the table's feed reads the log every
-  ``hub.POLL_INTERVAL`` s, so events committed by other processes still arrive.
-- The live events of a table come from its feed in this process (``app.api.live.audiences``): one
-  subscription and one task per table, each event rendered once per audience and handed to
-  every socket's outbox; a feed that falls ``hub.QUEUE_LIMIT`` events behind sends its sockets a
-  fresh ``view``.
-- A spectator's socket, once live and idle, is served below ASGI (``app.api.live.parking``) with
-  the same guarantees; a few KB of memory instead of ~33.
-- A slow consumer: at most ``ws_send_queue`` messages wait to be sent to one socket; when its
-  outbox is still full ``SEND_GRACE`` (5) seconds after it filled (or the feed has
-  ``OVERFLOW`` more for it meanwhile), the socket is closed with code 4008 (reason
-  ``slow consumer: reconnect with since``) after the first ``ws_send_queue`` messages, so the
-  client reconnects with ``?since=`` its last seq and loses nothing. A client that does not
-  read at all is cut by the keepalive (``ws_ping_interval`` + ``ws_ping_timeout``).
-- The first message is always the ``view`` (or the catch-up): the client's messages are
-  answered only after it.
-- A ``since`` that is not an integer from 0 to 2^31-1: an ``error`` (``invalid_since``), then
-  close code 4400.
-- A socket opened with a token (or with a ticket, which stands for the token it was issued
-  with) ends with it: when the token is revoked or rotated, in this process or any other (the
-  bus carries revocations: ``app.service.tokens``), the socket gets an ``error``
-  (``token_revoked``), then close code 4401 (reason ``token revoked``), within milliseconds;
-  what was queued for it is dropped, and its messages are no longer answered. A move resolves
-  the token again first (from the cache): a process that missed the revocation on the bus ends
-  the socket at its next move, ``token_cache_seconds`` after at most. A ticket whose
-  token was revoked opens nothing (``unauthorized``, 4401).
-- One socket more than ``ws_max_per_player`` for its player or ``ws_max_per_address`` from its
-  address open in this process (``app.api.edge.occupancy``): an ``error``
-  (``too_many_sockets``), then close code 4429. The socket's frames count against
-  ``rate_limit_socket``: a message over it is answered by an ``error`` (``rate_limited``), a
-  ping or pong over it closes the socket with 4429 (``app.api.edge.protocols``).
-- Client messages: ``{"type": "move", "kind": ..., "card"?, "expected_version"?, "id"?}`` goes
-  through the one command pipeline like an HTTP move and is answered by ``ack`` (version, seq,
-  your view) or ``error`` (the HTTP error codes); ``{"type": "ping"}`` gets ``pong``.
-
-``/v1/players/me/ws[?ticket=K | ?token=T]``: a ticket or token required (4401 otherwise);
-forwards the player's notifications across all their tables (``your_turn``,
-``opponent_joined``, ``match_finished``) and heartbeats, so a player who is away learns when to
-come back.
-
-Every message's shape is a model in ``app/api/live/messages.py``.
+Here the handshake: who opens the socket (a ticket, a token or a Bearer header; a browser's
+origin), the socket caps of its address and player (``app.api.edge.occupancy``), ``since``, and
+the close code of a refused handshake (``REFUSALS``). Then a table's socket is a
+``TableStream`` (``app.api.live.session``), the player's forwards their notifications. The
+protocol is described in docs/protocol.md (WebSocket): what is sent when, the close codes, the
+guarantees of order and contiguity.
 """
 
 from __future__ import annotations
