@@ -4,9 +4,9 @@ A table's sockets fall into three audiences: seat 0, seat 1 and the spectators. 
 an audience is owed the same bytes for an event (``event`` or ``skip``) and for a ``view`` of
 the same table state, so each is redacted and serialised here once, and the one text frame is
 queued to every socket of that audience. Redaction is exactly the per-recipient one
-(``Event.for_recipient`` through ``frame``, ``TableService.render``): the cache only keys
-it by audience, never widens it. A socket that fills a gap from the log renders through the
-same cache, so a live event and a logged one give the same frame.
+(``Event.for_recipient`` through ``client_out.event_message``, ``TableService.render``): the
+cache only keys it by audience, never widens it. A socket that fills a gap from the log renders
+through the same cache, so a live event and a logged one give the same frame.
 
 Keys are (table, seq, seat) for events and (table, version, seq, seat) for views: a table's seq
 numbers its events for good, so a key always names the same redacted text.
