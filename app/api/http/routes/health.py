@@ -44,7 +44,7 @@ FAILED = "failed"
 class Readiness:
     """The named checks of ``/readyz``: each an async callable that raises when it fails.
 
-    ``add("bus", hub.check, required=False)`` adds one; a required check's failure makes the
+    ``add("bus", bus_check(hub), required=False)`` adds one; a required check's failure makes the
     process unready (503), an optional one's only degraded (200). Each change of a check's
     outcome is logged once (a probe every 250 ms must not write a line each time).
     """
