@@ -88,15 +88,15 @@ _SECRETS = re.compile(
 REDACTED = "[redacted]"
 
 
-def redact(text: str) -> str:
+def mask_secrets(text: str) -> str:
     """``text`` with every token, ticket and Idempotency-Key it quotes replaced."""
     return _SECRETS.sub(lambda m: m.group(1) + REDACTED, text)
 
 
-def _redact(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
+def _mask_secrets(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
     for key, value in event.items():
         if isinstance(value, str):
-            event[key] = redact(value)
+            event[key] = mask_secrets(value)
     return event
 
 
@@ -133,7 +133,7 @@ def formatter(log_format: str) -> logging.Formatter:
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
-            _redact,
+            _mask_secrets,
             *_renderer(log_format),
         ],
     )

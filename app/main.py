@@ -1,15 +1,14 @@
 """The FastAPI application: ``create_app(settings)`` wires store, service, hub and routes.
 
 At start the lifespan applies the migrations, then exposes on ``app.state``: ``db``
-(``app.store.Database``), ``hub`` and ``bus`` (the same object: ``app.service.hub.Hub`` in
-process, or ``app.service.bus.RedisBus`` with ``redis_url``; ``bus.health() -> str | None``
-says why it is degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``),
-``service`` (``app.service.tables.TableService``), ``bots`` (``app.service.bots.BotRunner``,
-which plays the bot seats) and ``readiness`` (``app.api.http.routes.health.Readiness``, the named
-checks of ``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets)
-and ``webpush`` (``app.service.webpush.WebPushChannel``: push subscriptions and delivery)
-— WebSocket routes reach them through ``app.state``
-(``websocket.app.state.service``).
+(``app.store.Database``), ``hub`` (``app.bus.hub.Hub`` in process, or
+``app.bus.redis.RedisBus`` with ``redis_url``; ``hub.health() -> str | None`` says why it is
+degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``), ``service``
+(``app.service.pipeline.TableService``), ``bots`` (``app.service.workers.bots.BotRunner``, which
+plays the bot seats) and ``readiness`` (``app.api.http.routes.health.Readiness``, the named checks
+of ``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets) and ``webpush``
+(``app.service.delivery.webpush.WebPushChannel``: push subscriptions and delivery) — WebSocket
+routes reach them through ``app.state`` (``websocket.app.state.service``).
 """
 
 from __future__ import annotations
@@ -46,26 +45,23 @@ from app.api.http.schemas.common import RATE_LIMITED
 from app.api.live import routes as live
 from app.api.live.frames import Frames
 from app.bots.search import Budget
-from app.service.bot_pool import BotPool
-from app.service.bots import BotRunner
-from app.service.bus import RedisBus
-from app.service.clocks import DeadlineRunner, Minimums
-from app.service.hub import Hub
-from app.service.notifications import (
-    Channel,
-    Dispatcher,
-    Preferences,
-    PushChannel,
-    WebhookChannel,
-)
+from app.bus.hub import Hub
+from app.bus.redis import RedisBus
+from app.service.delivery.channels import Channel, PushChannel, WebhookChannel
+from app.service.delivery.preferences import Preferences
+from app.service.delivery.webhooks import Targets, WebhookSender
+from app.service.delivery.webpush import WebPushChannel
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
-from app.service.webhooks import Targets, WebhookSender
-from app.service.webpush import WebPushChannel
+from app.service.workers.bot_pool import BotPool
+from app.service.workers.bots import BotRunner
+from app.service.workers.deadlines import DeadlineRunner
+from app.service.workers.dispatcher import Dispatcher
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
+from app.table.clock import Minimums
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +140,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rate_limits = RateLimits.from_settings(settings)
         app.state.db = db
         app.state.hub = hub
-        app.state.bus = hub
         app.state.rate_limits = rate_limits
         ticket_store = app.state.tickets = Tickets(
             settings.ws_ticket_seconds, settings.redis_url, settings.redis_prefix

@@ -59,9 +59,10 @@ class Settings(BaseSettings):
     bot_discard_delay: float = 0.45
     bot_scan_interval: float = 0.5
     bot_lease_seconds: float = 2.0
-    # Bot decisions run in this many worker processes at this niceness (app.service.bot_pool).
-    # Hard's search budget: playouts per decision (the work; about 150 ms of CPU on a 2-core
-    # test machine) and a wall-time cap in ms; both are lowered when decisions queue up.
+    # Bot decisions run in this many worker processes at this niceness
+    # (app.service.workers.bot_pool). Hard's search budget: playouts per decision (the work; about
+    # 150 ms of CPU on a 2-core test machine) and a wall-time cap in ms; both are lowered when
+    # decisions queue up.
     bot_search_workers: int = 1
     bot_search_nice: int = 5
     bot_search_playouts: int = 400
@@ -87,7 +88,7 @@ class Settings(BaseSettings):
     # Apply ``alembic upgrade head`` when the app starts.
     migrate_on_start: bool = True
     # Redis, shared by the processes of one deployment: the bus across processes
-    # (``app.service.bus``) and the rate limits. None keeps everything in process (one server).
+    # (``app.bus.redis``) and the rate limits. None keeps everything in process (one server).
     # Every key and channel starts with ``redis_prefix``.
     redis_url: str | None = None
     redis_prefix: str = "ginrummy"
@@ -114,7 +115,7 @@ class Settings(BaseSettings):
     # browser (CORS) and open its WebSockets; the server's own ``public_url`` always may. A
     # socket without an ``Origin`` header (not a browser) is not checked.
     allowed_origins: str = ""
-    # Notifications (``app.service.notifications``): how often each process looks for due
+    # Notifications (``app.service.workers.dispatcher``): how often each process looks for due
     # ones (a commit here wakes it at once), how long its claim on a player's notifications
     # lasts unrenewed, and retries: after ``notify_backoff_base`` seconds, doubling up to
     # ``notify_backoff_max``, for ``notify_retry_seconds`` after the notification was written.
@@ -135,7 +136,7 @@ class Settings(BaseSettings):
     notify_concurrency: int = 64
     notify_slow_seconds: float = 1.0
     notify_slow_slots: int = 16
-    # Webhooks (``app.service.webhooks``): the timeout of one POST, and which targets are
+    # Webhooks (``app.service.delivery.webhooks``): the timeout of one POST, and which targets are
     # allowed besides https to public addresses (http; private networks; loopback).
     # ``time_running_out`` goes to the person to move on a clocked table when this fraction of
     # their turn's time is left (0: never).
@@ -144,15 +145,15 @@ class Settings(BaseSettings):
     webhook_allow_http: bool = False
     webhook_allow_private: bool = False
     webhook_allow_loopback: bool = False
-    # Web Push (``app.service.webpush``): the VAPID private key (base64url of the raw 32-byte
-    # P-256 key, as ``python -m app.service.webpush`` prints it, or PEM); empty turns Web Push
-    # off (its routes answer 404 ``push_disabled``). ``vapid_subject`` is the operator's
-    # contact, ``mailto:`` or ``https:`` (push services may write to it); empty: ``public_url``.
-    # A push waits at the push service at most ``push_ttl_seconds`` for a device to come
-    # online; one request to a push service takes at most ``push_timeout`` seconds.
+    # Web Push (``app.service.delivery.webpush``): the VAPID private key (base64url of the raw
+    # 32-byte P-256 key, as ``python -m app.service.delivery.webpush`` prints it, or PEM); empty
+    # turns Web Push off (its routes answer 404 ``push_disabled``). ``vapid_subject`` is the
+    # operator's contact, ``mailto:`` or ``https:`` (push services may write to it); empty:
+    # ``public_url``. A push waits at the push service at most ``push_ttl_seconds`` for a device to
+    # come online; one request to a push service takes at most ``push_timeout`` seconds.
     # ``push_allow_private`` admits ``http:`` endpoints and private, loopback and link-local
-    # addresses (local tests only: otherwise a subscription could make the server POST inside
-    # its own network).
+    # addresses (local tests only: otherwise a subscription could make the server POST inside its
+    # own network).
     vapid_private_key: str = ""
     vapid_subject: str = ""
     push_ttl_seconds: int = 604800
@@ -165,8 +166,9 @@ class Settings(BaseSettings):
         extra = [o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip()]
         return list(dict.fromkeys([own, *extra]))
 
-    # Clocks (``app.service.clocks``): how often each process looks for due deadlines (the
-    # timeout's lateness is at most about this), how long its claim on one lasts unrenewed,
+    # Clocks (``app.service.workers.deadlines``): how often each process looks for due
+    # deadlines (the timeout's lateness is at most about this), how long its claim on one lasts
+    # unrenewed,
     # and after how many days without a move the waiting player may claim a match.
     clock_scan_interval: float = 0.25
     clock_lease_seconds: float = 5.0

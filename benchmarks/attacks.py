@@ -4,12 +4,13 @@
 
 A flood is a public coroutine of ``tests.attacks.floods`` taking ``(url, seconds)``;
 ``SERVER_ENV`` there names the settings a flood's server needs, such as a loopback webhook
-target. For each, a fresh ``python -m app`` on a SQLite file, then the canary table alone for
-``--quiet`` seconds (its move latency without an attack), then the flood from 127.0.0.1 for
-``--seconds`` with the canary playing from 127.0.0.2. One JSON line per flood: what the flood
-did and got, the canary's moves and its p50, p99 and worst move in both phases, and the
-server's RSS growth over the attack (VmRSS after less before, and the peak VmHWM less VmRSS
-before). docs/security.md quotes these figures.
+target, and ``BEHIND_NGINX`` the floods on the proxy, which meet the app through nginx run from
+``deploy/nginx.conf`` (the canary plays through it too). For each, a fresh ``python -m app`` on
+a SQLite file, then the canary table alone for ``--quiet`` seconds (its move latency without an
+attack), then the flood from 127.0.0.1 for ``--seconds`` with the canary playing from 127.0.0.2.
+One JSON line per flood: what the flood did and got, the canary's moves and its p50, p99 and
+worst move in both phases, and the server's RSS growth over the attack (VmRSS after less before,
+and the peak VmHWM less VmRSS before). docs/security.md quotes these figures.
 
 The flood runs in a process of its own (``--flood NAME --url URL``), so that however hard it
 works the canary's own loop measures only the server.
@@ -19,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import inspect
 import json
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.attacks import floods
 from tests.attacks.harness import Canary, target
+from tests.cluster.conftest import start_nginx
 
 Flood = Callable[[str, float], Awaitable[dict[str, float]]]
 MB = 1024 * 1024
@@ -86,20 +89,35 @@ async def run_apart(name: str, url: str, seconds: float) -> dict[str, float]:
     return result
 
 
+@contextlib.contextmanager
+def served(name: str, tmp: Path) -> Iterator[tuple[int, str]]:
+    """The app a flood meets (its pid) and the URL both the flood and the canary use: the
+    app's own, or nginx's from ``deploy/nginx.conf`` for a flood on the proxy."""
+    env: dict[str, str] = floods.SERVER_ENV.get(name, {})
+    with target(tmp, **env) as app:
+        if name not in floods.BEHIND_NGINX:
+            yield app.process.pid, app.url
+            return
+        proxy = start_nginx(tmp, [int(app.url.rsplit(":", 1)[1])])
+        try:
+            yield app.process.pid, proxy.url
+        finally:
+            proxy.stop()
+
+
 async def measure(name: str, seconds: float, quiet: float) -> dict[str, Any]:
-    env: dict[str, str] = getattr(floods, "SERVER_ENV", {}).get(name, {})
-    with tempfile.TemporaryDirectory() as tmp, target(Path(tmp), **env) as server:
-        pid = server.process.pid
-        alone = Canary(server.url)
+    with tempfile.TemporaryDirectory() as tmp, served(name, Path(tmp)) as (pid, url):
+        alone = Canary(url)
         async with alone.running():
             await asyncio.sleep(quiet)
-        attacked = Canary(server.url)
+        attacked = Canary(url)
         before = status(pid, "VmRSS")
         async with attacked.running():
-            did = await run_apart(name, server.url, seconds)
+            did = await run_apart(name, url, seconds)
         after, peak = status(pid, "VmRSS"), status(pid, "VmHWM")
         return {
             "flood": name,
+            "through": "nginx" if name in floods.BEHIND_NGINX else "app",
             "seconds": seconds,
             "did": did,
             "canary_alone": figures(alone),

@@ -28,7 +28,7 @@ from app.bots.search import Budget
 from app.engine import Action, apply, make_ruleset, new_match
 from app.engine.game import OVER, PLAYING
 from app.engine.views import seat_view
-from app.service.bot_pool import BotPool
+from app.service.workers.bot_pool import BotPool
 
 Position = tuple[dict[str, Any], list[dict[str, Any]]]
 

@@ -28,11 +28,14 @@ from sqlalchemy import Connection, func, insert, select
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.service.notifications import Dispatcher, WebhookChannel  # noqa: E402
-from app.service.webhooks import DeliveryError, Targets, WebhookSender, new_secret  # noqa: E402
+from app.service.delivery.channels import WebhookChannel  # noqa: E402
+from app.service.delivery.webhooks import DeliveryError, Targets, WebhookSender, new_secret  # noqa: E402
+from app.service.workers.dispatcher import Dispatcher  # noqa: E402
 from app.store import Database, run_migrations  # noqa: E402
 from app.store import outbox as store  # noqa: E402
-from app.store.models import NotificationSettings, Player, utcnow  # noqa: E402
+from app.store.models import NotificationSettings, Player  # noqa: E402
+from app.table.model import Note  # noqa: E402
+from app.table.time import utcnow  # noqa: E402
 from benchmarks.server import _free_port, database  # noqa: E402
 
 RECEIVER = """
@@ -125,11 +128,9 @@ async def phase(kind: str, players: int, rounds: int) -> dict[str, object]:
         cpu = wall = 0.0
         try:
             for number in range(rounds):
-                notes = [
-                    store.Note.new(p, "your_turn", "t1", {"seat": 0, "round": number}) for p in ids
-                ]
+                notes = [Note.new(p, "your_turn", "t1", {"seat": 0, "round": number}) for p in ids]
 
-                def write(conn: Connection, notes: list[store.Note] = notes) -> int:
+                def write(conn: Connection, notes: list[Note] = notes) -> int:
                     return store.write_notes(conn, notes, utcnow())
 
                 await db.transact(write)

@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT))
 
 from app.engine import Action, MatchState, apply, legal_actions  # noqa: E402
 from app.main import create_app  # noqa: E402
-from app.service.commands import Actor, Join, Play, Rematch, Start  # noqa: E402
-from app.service.tables import TableService  # noqa: E402
+from app.service.pipeline import TableService  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from app.table.commands import Actor, Join, Play, Rematch, Start  # noqa: E402
 from benchmarks.server import database  # noqa: E402
 
 # An action's route and body, as a client sends it.

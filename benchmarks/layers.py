@@ -19,19 +19,19 @@ from collections.abc import Iterable
 from pathlib import Path
 
 # Layers a call goes into: a sample with any frame of one of these counts for the first of
-# them (in this order), whatever it called: ``dump_json`` under ``repo.commit`` is JSON, the
+# them (in this order), whatever it called: ``dump_json`` under ``commits.commit`` is JSON, the
 # engine under ``render`` is rendering.
 INTO: list[tuple[str, re.Pattern[str]]] = [
     (
         "JSON (orjson calls, bus message encode/decode, response bodies)",
         re.compile(
-            r"^(dump_json|loads|dumps) |^(encode|decode) \(.*app/service/bus\.py"
+            r"^(dump_json|loads|dumps) |^(encode|decode) \(.*app/bus/redis\.py"
             r"|^render \(.*(starlette|fastapi|app/api).*\)|/json/"
         ),
     ),
     (
         "database: loading a table (a move's reload, a socket's view, a bot's look)",
-        re.compile(r"^(load_table|load) \(.*app/store/repo\.py"),
+        re.compile(r"^(load_table|load) \(.*app/store/tables\.py"),
     ),
     (
         "database: the commit and every other statement (driver, pool, rows)",
@@ -40,11 +40,14 @@ INTO: list[tuple[str, re.Pattern[str]]] = [
     (
         "rendering views (view, redaction, frames)",
         re.compile(
-            r"app/engine/view\.py|app/api/live/frames\.py"
-            r"|^(render|_response|redact|_seat_json|_notifications) \(.*app/service/tables\.py"
+            r"app/engine/view\.py|app/api/live/frames\.py|app/table/views\.py|app/table/notes\.py"
+            r"|^(render|_response) \(.*app/service/(pipeline|queries)\.py"
         ),
     ),
-    ("engine (deciding and applying the move)", re.compile(r"app/engine/|app/service/commands")),
+    (
+        "engine (deciding and applying the move)",
+        re.compile(r"app/engine/|app/table/commands|app/table/clock"),
+    ),
 ]
 # The rest counts for the layer of its innermost frame that belongs to one of these, frames
 # of the libraries several layers use (redis-py, asyncio) skipped: a Redis write under the
@@ -53,13 +56,13 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
     (
         "fan-out (hub, Redis bus, table and player sockets)",
         re.compile(
-            r"app/service/hub\.py|app/service/bus\.py|app/service/redis_link\.py"
+            r"app/bus/hub\.py|app/bus/redis\.py|app/bus/redis_link\.py"
             r"|app/api/live/(routes|socket|session|client_in|client_out)\.py"
             r"|app/api/live/audiences\.py|app/api/live/wire\.py"
             r"|websockets/|protocols/websockets"
         ),
     ),
-    ("bot runner", re.compile(r"app/service/bots\.py|app/bots/")),
+    ("bot runner", re.compile(r"app/service/workers/bots\.py|app/bots/")),
     (
         "rate limits (counted in batches, shared in Redis)",
         re.compile(r"app/service/rate_limits\.py|app/api/edge/ratelimit\.py|/limits/"),
@@ -75,7 +78,7 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
 SHARED = re.compile(r"/redis/|\(asyncio/")
 PIPELINE = "pipeline (TableService.submit itself)"
 OTHER = "event loop and the rest (uvloop's sockets and timers, asyncio, the collector)"
-SERVICE = re.compile(r"app/service/tables\.py")
+SERVICE = re.compile(r"app/service/(pipeline|queries)\.py")
 ORDER = [name for name, _ in INTO] + [PIPELINE] + [name for name, _ in WITHIN] + [OTHER]
 
 

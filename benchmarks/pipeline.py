@@ -33,13 +33,13 @@ import uvloop
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.bus.redis import RedisBus  # noqa: E402
 from app.engine import apply, legal_actions  # noqa: E402
-from app.service.bus import RedisBus  # noqa: E402
-from app.service.commands import Actor, Join, Play, Rematch, Start  # noqa: E402
+from app.service.pipeline import TableService  # noqa: E402
 from app.service.rate_limits import RateLimits  # noqa: E402
-from app.service.tables import TableService  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.store import Database, run_migrations  # noqa: E402
+from app.table.commands import Actor, Join, Play, Rematch, Start  # noqa: E402
 from benchmarks.server import database  # noqa: E402
 
 

@@ -7,8 +7,8 @@ each deal) and, at every discard (or knock) of ``--level`` whose hand has a dead
 may throw, compares the card it threw with what two playout rules would have thrown: the
 costliest loose card, highest id among equals (``costliest``, the rule before), and the
 costliest with the fewest meld partners among equals (``fewest_partners``, a trial, see
-docs/bots.md). Only the level's own cards are looked at; the figures say how often each rule
-names its card.
+docs/history/bots.md). Only the level's own cards are looked at; the figures say how often each
+rule names its card.
 """
 
 from __future__ import annotations

@@ -35,19 +35,19 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.bus.hub import Hub
 from app.engine import Action, deadwood, legal_actions
 from app.engine.game import DISCARD_CARD, DRAW_STOCK, KNOCK, NEXT_HAND, RESIGN
 from app.engine.verify import verify
 from app.service import ratings, records
-from app.service.commands import Actor, Play, Start
-from app.service.glicko2 import Game, rate
-from app.service.hub import Hub
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
 from app.store import ratings as store
-from app.store.models import utcnow
+from app.table.commands import Actor, Play, Start
+from app.table.glicko2 import Game, rate
+from app.table.time import utcnow
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 

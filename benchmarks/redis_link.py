@@ -5,7 +5,7 @@
 Publishes ``--messages`` bus-sized messages (~2 KB, as a commit with its table) on a channel of
 its own, ``--batch`` at a time, and receives them on a subscriber, once with redis-py's client
 (the publisher's pipeline and ``PubSub.get_message``, as ``RedisBus`` used them) and once with
-``app.service.redis_link.Link`` (packed commands written without waiting; every reply of a read
+``app.bus.redis_link.Link`` (packed commands written without waiting; every reply of a read
 parsed in one callback). The publisher runs in a child process, so each side's CPU time
 (``time.process_time``) is its own. Prints one line per configuration, then one JSON line.
 """
@@ -28,7 +28,7 @@ from redis.asyncio import Redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.service.redis_link import Link, Reply, connect, pack  # noqa: E402
+from app.bus.redis_link import Link, Reply, connect, pack  # noqa: E402
 
 
 def messages(count: int) -> list[bytes]:

@@ -26,7 +26,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from app.api.live.messages import MESSAGE_MODELS, ws_schema
 from app.main import create_app
-from app.service.webpush import b64url, new_private_key
+from app.service.delivery.webpush import b64url, new_private_key
 from tests.api.conftest import start_server
 from tests.api.helpers import Player, choose, new_player
 

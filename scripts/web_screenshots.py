@@ -15,7 +15,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
-from app.service.webpush import new_private_key
+from app.service.delivery.webpush import new_private_key
 from tests.api.conftest import start_server
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.web.helpers import click_turn, play_until, start_bot_match, wait_actionable

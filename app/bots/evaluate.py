@@ -48,25 +48,8 @@ def _table(make: Callable[[int], int]) -> tuple[int, ...]:
 SAME_RANK = _table(_same_rank)
 STEP1 = _table(lambda c: _same_suit(c, 1))
 STEP2 = _table(lambda c: _same_suit(c, 2) & ~_same_suit(c, 1))
-# NEAR[c]: the cards that can share a meld with c given one more card. ADJACENT[c]: the same
-# rank or the very next ranks of the suit ("next to" c).
+# NEAR[c]: the cards that can share a meld with c given one more card.
 NEAR = tuple(a | b | c for a, b, c in zip(SAME_RANK, STEP1, STEP2, strict=True))
-ADJACENT = tuple(a | b for a, b in zip(SAME_RANK, STEP1, strict=True))
-
-
-def near_mask(mask: int) -> int:
-    """Cards that could meld with some card of ``mask`` (given one more card)."""
-    out = 0
-    for c in bits(mask):
-        out |= NEAR[c]
-    return out
-
-
-def adjacent_mask(mask: int) -> int:
-    out = 0
-    for c in bits(mask):
-        out |= ADJACENT[c]
-    return out
 
 
 _RANKS_MASK = (1 << RANK_COUNT) - 1

@@ -16,7 +16,7 @@ from app.engine.game import (
 )
 from app.engine.melds import Arrangement, arrange, best_arrangement, deadwood
 from app.engine.rules import PRESETS, Ruleset, make_ruleset
-from app.engine.views import redact, seat_view, spectator_view, view
+from app.engine.views import seat_view, spectator_view, view
 
 __all__ = [
     "PRESETS",
@@ -41,7 +41,6 @@ __all__ = [
     "new_match",
     "parse_card",
     "parse_cards",
-    "redact",
     "seat_view",
     "shuffled_deck",
     "spectator_view",

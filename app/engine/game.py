@@ -713,7 +713,7 @@ def forfeit(state: MatchState, seat: int, reason: str) -> tuple[MatchState, list
 
 
 # How a match ends with no result: a seat's time ran out (or it stayed silent) before it made
-# any move of the match. The table's clock decides when (``app.service.clocks``).
+# any move of the match. The table's clock decides when (``app.table.clock``).
 ABORTED = "aborted"
 
 

@@ -17,7 +17,6 @@ from app.engine.game import (
     DISCARD_CARD,
     FINISHED,
     OVER,
-    Event,
     MatchState,
     _cards,
     legal_actions_with_knocks,
@@ -123,8 +122,3 @@ def spectator_view(state: MatchState) -> dict[str, Any]:
 def view(state: MatchState, seat: int | None) -> dict[str, Any]:
     """The view for a seat (0 or 1) or, with None, for a spectator."""
     return spectator_view(state) if seat is None else seat_view(state, seat)
-
-
-def redact(event: Event, seat: int | None) -> dict[str, Any]:
-    """An event as ``seat`` (None: a spectator) may see it."""
-    return event.for_recipient(seat)

@@ -1,1 +1,4 @@
-"""The service layer: the one command pipeline (``TableService.submit``) and the publish hub."""
+"""The service layer: the one command pipeline (``pipeline.TableService.submit``) and its read
+side (``queries``), the workers that act through it (``workers``), the notifications' delivery
+(``delivery``), and the services over the store that the api and the pipeline share (rate limits,
+tokens, socket tickets, names, records, ratings)."""

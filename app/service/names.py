@@ -21,7 +21,7 @@ import re
 import unicodedata
 
 from app.bots import DISPLAY_NAMES
-from app.service.errors import InvalidError
+from app.errors import InvalidError
 
 NAME_MAX = 40
 # Combining marks one character may carry: Vietnamese, Thai and the Indic scripts need two or

@@ -40,8 +40,8 @@ from limits.aio.strategies import (
 from limits.errors import StorageError
 from redis.asyncio import ConnectionPool
 
+from app.errors import RateLimitedError
 from app.metrics import RATE_LIMITED, REDIS_ERRORS
-from app.service.errors import RateLimitedError
 from app.settings import Settings
 
 log = logging.getLogger(__name__)

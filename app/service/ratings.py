@@ -2,11 +2,12 @@
 
 * A category is the table's preset (``standard``, ``cardems``, ``reino``, ``classic``,
   ``oklahoma``): a rated table plays its preset unchanged, so one rating means one game.
-* A table is rated or casual from its creation. When a change finishes a match of a rated
-  table (target reached, or a resignation: a loss for who resigned), ``attach`` adds the rating
-  update to that change: it is written in the match's own transaction (``repo.commit``), so it
-  happens exactly once, whatever the number of processes, and never for an unfinished match
-  or an aborted one (no winner: a seat's time ran out before its first move).
+* A table is rated or casual from its creation. When a change finishes a match of a rated table
+  (target reached, or a resignation: a loss for who resigned), ``app.table.decide.attach_rating``
+  marks that change (``rated_result``) and the pipeline writes the update (``rate_match``) in the
+  match's own transaction (``commits.commit``), so it happens exactly once, whatever the number of
+  processes, and never for an unfinished match or an aborted one (no winner: a seat's time ran out
+  before its first move).
 * Each match is one Glicko-2 rating period for each rated person; before it, the deviation
   grows with the days since the player's last rated match (``PERIOD``), as it does when shown.
   A rating is provisional while its deviation is above ``PROVISIONAL_DEVIATION``.
@@ -19,7 +20,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 
 from sqlalchemy import Connection
@@ -27,11 +27,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.bots import DISPLAY_NAMES
 from app.engine import MatchState
-from app.service.errors import InvalidError, NotFoundError
-from app.service.glicko2 import Game, Glicko, inflate, rate
-from app.store import Database, repo
+from app.errors import InvalidError, NotFoundError
+from app.store import Database
 from app.store import ratings as store
-from app.store.models import Rating, utcnow
+from app.store.models import Rating
+from app.table.glicko2 import Game, Glicko, inflate, rate
+from app.table.model import Loaded
+from app.table.time import utcnow
 
 TAU = 0.5  # Glicko-2's system constant: how fast volatility may move (0.3-1.2 advised)
 START = Glicko(1500.0, 350.0, 0.06)
@@ -86,15 +88,6 @@ def check_rated(rated: bool, overrides: dict[str, Any]) -> None:
         )
 
 
-def attach(loaded: repo.Loaded, change: repo.Change) -> None:
-    """If ``change`` finishes a match of a rated table, add the rating update to its writes."""
-    if loaded.table.rated and repo.finishes(loaded, change):
-        assert change.state is not None
-        if change.state.winner is None:
-            return  # aborted before a seat's first move: no result, no rating moves
-        change.writes.append(partial(_rate_match, loaded, change.state))
-
-
 def current(row: Rating | None, now: datetime) -> Glicko:
     """A player's rating now: the stored one with its deviation grown for the idle periods."""
     if row is None:
@@ -103,7 +96,7 @@ def current(row: Rating | None, now: datetime) -> Glicko:
     return inflate(stored, (now - row.last_played_at) / PERIOD, MAX_DEVIATION)
 
 
-def _rate_match(loaded: repo.Loaded, state: MatchState, conn: Connection) -> None:
+def rate_match(conn: Connection, loaded: Loaded, state: MatchState) -> None:
     """Rate the finished match in the transaction that records it."""
     assert state.winner is not None
     now = utcnow()

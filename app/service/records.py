@@ -19,8 +19,8 @@ from app.bots import DISPLAY_NAMES
 from app.engine import Event, MatchState
 from app.engine.game import ABORTED, FORFEIT, NEXT_HAND
 from app.engine.verify import FORMAT, VERSION
-from app.service.errors import ConflictError, NotFoundError
-from app.store import Database, repo
+from app.errors import ConflictError, NotFoundError
+from app.store import Database, tables
 from app.store import records as store
 from app.store.models import EventRow, FinishedMatch
 
@@ -55,8 +55,8 @@ async def match_record(db: Database, value: str) -> dict[str, Any]:
     """The record of finished match ``value``; 404 for no such match, 409 while it is played."""
     table_id, number = parse_match_id(value)
     async with db.read() as session:
-        loaded = await repo.load(session, table_id)
-        state = None if loaded is None else await repo.load_match_state(session, table_id, number)
+        loaded = await tables.load(session, table_id)
+        state = None if loaded is None else await tables.load_match_state(session, table_id, number)
         if loaded is None or state is None:
             raise NotFoundError("match_not_found", f"no match {value!r}")
         if state.status != "finished":

@@ -18,7 +18,7 @@ import time
 
 from redis.asyncio import Redis
 
-from app.service.errors import UnauthenticatedError
+from app.errors import UnauthenticatedError
 from app.service.lru import LRU
 
 # Tickets waiting to be redeemed in one process at most (the oldest forgotten first).

@@ -29,14 +29,15 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.bus.hub import Hub
+from app.errors import NotFoundError, UnauthenticatedError
 from app.metrics import TOKEN_LOOKUPS
-from app.service.commands import Actor
-from app.service.errors import NotFoundError, UnauthenticatedError
-from app.service.hub import Hub
 from app.service.lru import LRU
 from app.store import Database
 from app.store import tokens as store
-from app.store.models import Token, utcnow
+from app.store.models import Token
+from app.table.commands import Actor
+from app.table.time import utcnow
 
 # Resolved tokens a process keeps at most (least recently used forgotten first), and refused
 # ones (unknown, revoked, expired: about 300 bytes each, 2.5 MB at most).

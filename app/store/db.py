@@ -231,7 +231,7 @@ class Database:
     async def fetchrow_driver(self, statement: str, *args: Any) -> Any:
         """PostgreSQL: one statement straight on the driver (asyncpg), outside a transaction.
 
-        For the hottest statement only (``repo._commit_plain``): it skips SQLAlchemy's
+        For the hottest statement only (``commits._commit_plain``): it skips SQLAlchemy's
         statement machinery and the BEGIN/COMMIT round trips. A connection that fails is
         dropped with the whole pool (asyncpg's errors bypass SQLAlchemy's handling of them);
         the statement is tried once more on a new connection if the failure was the

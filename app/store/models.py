@@ -38,10 +38,6 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         dict[str, Any]: JSON,
@@ -105,7 +101,7 @@ class Seat(Base):
     """Seat 0 or 1 of a table: a player, or a bot of ``bot_level``, and a deck design.
 
     A bot seat's lease names the one server process that acts for it until ``bot_lease_until``
-    (``app.service.bots``); it is claimed and renewed by a conditional UPDATE.
+    (``app.service.workers.bots``); it is claimed and renewed by a conditional UPDATE.
     """
 
     __tablename__ = "seats"
@@ -250,7 +246,7 @@ class RatingChange(Base):
 
 
 class Clock(Base):
-    """A clocked table's time control and its seats' time (``app.service.clocks``; migration
+    """A clocked table's time control and its seats' time (``app.table.clock``; migration
     0005). ``deadline`` is when the running seat's time runs out (None: no clock running); the
     deadline runner that acts on it holds ``lease_owner`` until ``lease_until``."""
 
@@ -264,7 +260,7 @@ class Clock(Base):
 
 
 class NotificationSettings(Base):
-    """A player's notification choices (``app.service.notifications``; migration 0007).
+    """A player's notification choices (``app.service.delivery.preferences``; migration 0007).
 
     ``reminders``: ``each_turn``, ``digest`` (one message per ``digest_hours`` listing the
     tables where it became their turn) or ``none``. ``active`` is true while the player has a

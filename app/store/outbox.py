@@ -1,8 +1,8 @@
 """The notification outbox: its rows, written with the move that causes them, and every query
-the dispatcher (``app.service.notifications``) and the player's endpoints run on it.
+the dispatcher (``app.service.workers.dispatcher``) and the player's endpoints run on it.
 
-A move's notes are inserted in the move's own transaction (``repo.commit_change``), or as one
-more part of the plain move's single PostgreSQL statement (``repo._PLAIN_PG``), and only for a
+A move's notes are inserted in the move's own transaction (``commits.commit_change``), or as one
+more part of the plain move's single PostgreSQL statement (``commits._PLAIN_PG``), and only for a
 player whose ``notification_settings`` row is ``active`` (has a channel) and, for
 ``your_turn``, whose reminders are not ``none``: the database decides, in the same statement,
 so a move costs no extra round trip and a player without channels no row at all.
@@ -10,8 +10,6 @@ so a move costs no extra round trip and a player without channels no row at all.
 
 from __future__ import annotations
 
-import secrets
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -30,38 +28,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from app.store.models import Clock, NotificationSettings, OutboxRow, utcnow
+from app.store.models import Clock, NotificationSettings, OutboxRow
+from app.table.model import Note
+from app.table.time import utcnow
 
 OUTBOX = cast(sa.Table, OutboxRow.__table__)
 SETTINGS = cast(sa.Table, NotificationSettings.__table__)
 
 # Reminder choices (``notification_settings.reminders``).
 REMINDERS = ("each_turn", "digest", "none")
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """A notification a change causes: written to the outbox with it (``Change.notes``).
-
-    ``not_before``: deliver no earlier (a ``time_running_out`` notice); None: at once.
-    """
-
-    player_id: str
-    kind: str
-    table_id: str | None
-    payload: dict[str, Any]
-    message_id: str
-    not_before: datetime | None = None
-
-    @staticmethod
-    def new(
-        player_id: str,
-        kind: str,
-        table_id: str | None,
-        payload: dict[str, Any],
-        not_before: datetime | None = None,
-    ) -> Note:
-        return Note(player_id, kind, table_id, payload, f"msg_{secrets.token_hex(12)}", not_before)
 
 
 # The general path's insert: one row per note, only for a player it is for (see the module
@@ -127,7 +102,7 @@ def write_notes(conn: Connection, notes: list[Note], now: datetime) -> int:
     return written
 
 
-# The same insert as one more part of the plain move's PostgreSQL statement (``repo._PLAIN_PG``
+# The same insert as one more part of the plain move's PostgreSQL statement (``commits._PLAIN_PG``
 # appends it; its parameters are ``pg_arrays``), run only when the table's UPDATE matched.
 PLAIN_PG_PART = """, o AS (
     INSERT INTO outbox (message_id, player_id, kind, table_id, payload, status, created_at,
@@ -283,7 +258,7 @@ def claim_player(
 ) -> Any:
     """Take or renew the lease of the player's notifications for ``owner`` unless another
     process holds it or it is held back until a retry (one conditional UPDATE, as
-    ``repo.claim_bot_seat``): the player's settings row as it now is, or None."""
+    ``leases.claim_bot_seat``): the player's settings row as it now is, or None."""
     return conn.execute(
         update(SETTINGS)
         .where(

@@ -8,7 +8,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.store.models import PushSubscription, utcnow
+from app.store.models import PushSubscription
+from app.table.time import utcnow
 
 
 async def upsert(

@@ -1,6 +1,6 @@
 """Ratings: read and write each player's rating per category, its changes, the leaderboard.
 
-The writes run on the connection of a table's commit (``repo.commit``): a finished rated
+The writes run on the connection of a table's commit (``commits.commit``): a finished rated
 match and the ratings it moves are one transaction. ``ratings_for_update`` locks the players'
 rows on PostgreSQL (SQLite's writer already holds the database), so two matches of the same
 player ending at once in two processes apply one after the other.

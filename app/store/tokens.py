@@ -10,7 +10,8 @@ from sqlalchemy import Connection, String, bindparam, delete, select, text, upda
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store.db import Database
-from app.store.models import Player, Token, UTCDateTime, utcnow
+from app.store.models import Player, Token, UTCDateTime
+from app.table.time import utcnow
 
 # ``resolve``: a token's player and whether it is live, a live one's use recorded, in one
 # statement (no transaction): an unknown or expired token costs one read too.

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from app.service.webpush import b64url
+from app.service.delivery.webpush import b64url
 
 
 @dataclass

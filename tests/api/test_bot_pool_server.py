@@ -16,8 +16,8 @@ from fastapi import FastAPI
 from app.bots.search import Budget
 from app.engine import Action, apply, legal_actions, make_ruleset, new_match
 from app.engine.views import seat_view
-from app.service.bot_pool import BotPool
-from app.service.bots import BotRunner
+from app.service.workers.bot_pool import BotPool
+from app.service.workers.bots import BotRunner
 from tests.api.conftest import start_server
 from tests.api.helpers import choose, get_table
 from tests.api.test_bots_server import bot_moves, bot_table, log

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.service.bots import BotRunner
+from app.service.workers.bots import BotRunner
 from tests.api.conftest import Server, pg_database, start_server
 from tests.api.helpers import JSON, Player, choose, get_table, new_player, new_table
 

@@ -10,7 +10,7 @@ import pytest
 from app.api.live import client_out
 from app.api.live.messages import SERVER_MESSAGES
 from app.engine import RuleError
-from app.service.errors import NotFoundError
+from app.errors import NotFoundError
 
 BUILT = {
     "error": client_out.error(NotFoundError("table_not_found", "no table 'nope'"), "m-1"),

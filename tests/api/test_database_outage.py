@@ -168,5 +168,5 @@ async def test_the_deadline_scan_meets_terminated_backends_with_a_warning(
         proxy.stop()
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, [(r.name, r.getMessage(), r.exc_info) for r in errors]
-    warned = [r.getMessage() for r in caplog.records if r.name == "app.service.clocks"]
+    warned = [r.getMessage() for r in caplog.records if r.name == "app.service.workers.deadlines"]
     assert any("the database is unavailable" in m for m in warned), warned

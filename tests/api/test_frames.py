@@ -10,14 +10,14 @@ import pytest
 
 from app.api.live.client_out import event_message, text
 from app.api.live.frames import Frames
+from app.bus.hub import Hub
 from app.engine import Event
-from app.service.commands import Start
-from app.service.hub import Hub
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
-from app.store.repo import StoredEvent
+from app.table.commands import Start
+from app.table.model import StoredEvent
 
 
 @pytest.fixture

@@ -28,8 +28,8 @@ from app.api.live.client_out import event_message
 from app.api.live.messages import SERVER_MESSAGES
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
-from app.store import Database, repo
-from app.store.repo import StoredEvent
+from app.store import Database, tables
+from app.table.model import StoredEvent
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import JSON, Player, get_table, new_player, seated_table, step, strings_in
 
@@ -467,7 +467,7 @@ def _unrevealed(state: MatchState, seat: int) -> set[str]:
 
 async def _state(db: Database, table_id: str) -> MatchState:
     async with db.read() as session:
-        loaded = await repo.load(session, table_id)
+        loaded = await tables.load(session, table_id)
     assert loaded is not None and loaded.state is not None
     return loaded.state
 

@@ -17,9 +17,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.service.commands import Actor
-from app.service.errors import InvalidError
-from app.service.webpush import (
+from app.errors import InvalidError
+from app.service.delivery.webpush import (
     PushRefusedError,
     PushRetryableError,
     Subscription,
@@ -31,6 +30,7 @@ from app.service.webpush import (
 from app.settings import Settings
 from app.store import Database
 from app.store import push as store
+from app.table.commands import Actor
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import Player, new_player
 from tests.api.pushing import Browser, PushService, Received, running_push_service

@@ -15,10 +15,11 @@ import pytest
 from sqlalchemy import func, select
 
 from app.service import ratings
-from app.service.glicko2 import Game, rate
 from app.store import Database
 from app.store.models import Player as PlayerRow
-from app.store.models import Rating, RatingChange, utcnow
+from app.store.models import Rating, RatingChange
+from app.table.glicko2 import Game, rate
+from app.table.time import utcnow
 from tests.api.conftest import pg_database, start_server
 from tests.api.helpers import (
     JSON,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from app.service.webpush import new_private_key
+from app.service.delivery.webpush import new_private_key
 from tests.api.conftest import start_server
 
 EXAMPLES = 15

@@ -9,7 +9,7 @@ import httpx
 
 from app.engine import MatchState
 from app.engine.cards import codes, from_mask
-from app.store import Database, repo
+from app.store import Database, tables
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import (
     JSON,
@@ -25,7 +25,7 @@ from tests.api.helpers import (
 
 async def _state(db: Database, table_id: str) -> MatchState:
     async with db.read() as session:
-        loaded = await repo.load(session, table_id)
+        loaded = await tables.load(session, table_id)
     assert loaded is not None and loaded.state is not None
     return loaded.state
 

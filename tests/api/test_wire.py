@@ -28,7 +28,7 @@ from app.api.live.frames import Frames
 from app.api.live.socket import Socket
 from app.api.live.wire import frame
 from app.engine import Event
-from app.store.repo import StoredEvent
+from app.table.model import StoredEvent
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import seated_table, step
 from tests.api.test_live import Recorder, listen, log_of, ws_url

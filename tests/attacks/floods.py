@@ -30,6 +30,8 @@ from tests.api.helpers import seated_table
 SERVER_ENV: dict[str, dict[str, str]] = {
     "slow_webhooks": {"WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOW_LOOPBACK": "true"},
 }
+# The floods on the proxy: their ``url`` is nginx's, run from ``deploy/nginx.conf``.
+BEHIND_NGINX = frozenset({"forged_forwarded_for", "slow_headers", "many_spectators"})
 
 # Delivery (notifications): accounts whose webhooks never answer
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.service.webpush import new_private_key
+from app.service.delivery.webpush import new_private_key
 from tests.api.helpers import Player, new_player
 from tests.api.processes import Process
 from tests.api.pushing import Browser

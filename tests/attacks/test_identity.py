@@ -177,11 +177,12 @@ async def test_mass_creation_is_bounded_per_address_and_player(tmp_path: Path) -
     # per 10 s per address. Before: 500 players in 2.3 s, 300 tables, 50 accounts x 5 lines.
     with target(tmp_path) as server:
         async with Canary(server.url).running() as canary:
-            counts = await floods.creation(server.url, 3.0)
+            counts = await floods.creation(server.url, 6.0)
         canary.assert_kept_playing()
     assert counts["players_created"] <= 30 and counts["players_429"] > 0, counts
     assert counts["tables_created"] <= 50 and counts["tables_409"] > 0, counts
-    assert counts["chat_sent"] <= 20 and counts["chat_429"] > 0, counts
+    # Each phase has 2 s: on a loaded machine 1 s of chat sent fewer lines than the limit.
+    assert counts["chat_sent"] <= 20 and counts.get("chat_429", 0) > 0, counts
     expected = {"players_429", "tables_409", "chat_429"}
     assert not {k for k in counts if k[-3:].isdigit()} - expected, counts
 

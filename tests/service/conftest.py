@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.service.hub import Hub
+from app.bus.hub import Hub
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
 

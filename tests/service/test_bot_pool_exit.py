@@ -19,7 +19,7 @@ import asyncio, sys
 from app.bots.search import Budget
 from app.engine import make_ruleset, new_match
 from app.engine.views import seat_view
-from app.service.bot_pool import BotPool
+from app.service.workers.bot_pool import BotPool
 
 async def main():
     pool = BotPool(2, Budget(0), niceness=0)

@@ -11,10 +11,11 @@ import pytest
 from prometheus_client import REGISTRY
 from redis.asyncio import Redis
 
+from app.bus.hub import Notification, Subscription
+from app.bus.message import Sent
+from app.bus.redis import RedisBus
 from app.engine import Event
-from app.service.bus import RedisBus
-from app.service.hub import Notification, Subscription
-from app.store.repo import Sent, StoredEvent
+from app.table.model import StoredEvent
 from tests.api.conftest import _free_port
 from tests.cluster.conftest import RedisServer
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.service.clocks import Minimums, clock_view, deadline, parse_control, remaining, tick
-from app.service.errors import InvalidError
+from app.errors import InvalidError
+from app.table.clock import Minimums, clock_view, deadline, parse_control, remaining, tick
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ import ipaddress
 
 import pytest
 
-from app.service.egress import reached, refused
+from app.service.delivery.egress import reached, refused
 
 
 @pytest.mark.parametrize(

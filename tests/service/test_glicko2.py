@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.service import ratings
-from app.service.glicko2 import SCALE, Game, Glicko, inflate, rate
+from app.table.glicko2 import SCALE, Game, Glicko, inflate, rate
 
 PLAYER = Glicko(1500, 200, 0.06)
 OPPONENTS = [

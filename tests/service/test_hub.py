@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from app.bus.hub import QUEUE_LIMIT, Hub, Notification, Subscription
 from app.engine import Action
-from app.service.commands import Chat, Join, Play, Start
-from app.service.hub import QUEUE_LIMIT, Hub, Notification, Subscription
-from app.service.tables import TableService
+from app.service.pipeline import TableService
+from app.table.commands import Chat, Join, Play, Start
 
 T = TypeVar("T")
 

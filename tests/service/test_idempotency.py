@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import text
 
-from app.service.tables import Idempotency, TableService
+from app.service.pipeline import Idempotency, TableService
 
 
 async def test_only_responses_older_than_the_ttl_are_purged(service: TableService) -> None:

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from app.bus.hub import Hub
 from app.engine import Action
-from app.service.commands import Actor, Join, Play, Start
-from app.service.hub import Hub
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
+from app.table.commands import Actor, Join, Play, Start
 from tests.api.conftest import pg_database
 
 

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from app.service.errors import RateLimitedError
+from app.errors import RateLimitedError
 from app.service.rate_limits import BATCH_DIVISOR, RateLimits
 from app.settings import Settings
 

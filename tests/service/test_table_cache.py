@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 from prometheus_client import REGISTRY
 
+from app.bus.message import Sent
+from app.bus.redis import RedisBus
 from app.engine import Action, legal_actions
-from app.service.bus import RedisBus
-from app.service.commands import Actor, Join, Play, Start
-from app.service.errors import ConflictError
+from app.errors import ConflictError
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
-from app.store.repo import Committed, Sent, StoredEvent
+from app.table.commands import Actor, Join, Play, Start
+from app.table.model import Committed, StoredEvent
 from tests.api.conftest import _free_port
 from tests.cluster.conftest import RedisServer
 from tests.service.test_bus import received

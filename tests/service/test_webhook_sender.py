@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.service.webhooks import DeliveryError, Targets, WebhookSender
+from app.service.delivery.webhooks import DeliveryError, Targets, WebhookSender
 
 SECRET = "whsec_" + "A" * 32
 

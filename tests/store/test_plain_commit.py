@@ -1,4 +1,4 @@
-"""A plain move on SQLite goes straight to the driver (``repo._commit_plain_sqlite``): its rows
+"""A plain move on SQLite goes straight to the driver (``commits._commit_plain_sqlite``): its rows
 must be stored exactly as the Core statements of every other change store them, and read back
 the same."""
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import orjson
 
+from app.bus.hub import Hub
 from app.engine import Action, legal_actions
-from app.service.commands import Join, Play, Start
-from app.service.hub import Hub
+from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
-from app.service.tables import TableService
 from app.settings import Settings
 from app.store import Database, run_migrations
+from app.table.commands import Join, Play, Start
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}")
 

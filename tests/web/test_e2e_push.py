@@ -28,7 +28,7 @@ import pytest
 from playwright.sync_api import Browser as Chromium
 from playwright.sync_api import Page
 
-from app.service.webpush import WebPushChannel, b64url_decode, new_private_key
+from app.service.delivery.webpush import WebPushChannel, b64url_decode, new_private_key
 from app.store import Database
 from tests.api.conftest import Server, start_server
 from tests.api.pushing import Browser, PushService, running_push_service

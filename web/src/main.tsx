@@ -5,7 +5,7 @@ import { lang, setLang } from "./i18n";
 import { listen } from "./notify";
 import { registerWorker } from "./push";
 import { StartPage } from "./start";
-import { TablePage } from "./table";
+import { TablePage } from "./table/page";
 import "./style.css";
 
 function App() {

@@ -1,7 +1,7 @@
 // HTTP bodies and WebSocket messages come from the server's schemas (src/generated/, `make
-// web-types`). The engine's view inside `TableOut.game` is a free-form object there, so its
-// shape (app/engine/views.py) is written out here.
-import type { components } from "./generated/api";
+// web-types`), and so does the list of deck designs. The engine's view inside `TableOut.game` is
+// a free-form object there, so its shape (app/engine/views.py) is written out here.
+import { type components, deckBodyDesignValues } from "./generated/api";
 import type { ServerMessage as WsServerMessage, MoveMessage } from "./generated/ws";
 
 type S = components["schemas"];
@@ -29,7 +29,8 @@ export type ActionKind = MoveMessage["kind"];
 // Known messages, plus any type a newer server may add (ignored by the client).
 export type ServerMessage = WsServerMessage | { type: string; seq?: number };
 
-export const DECK_DESIGNS: DeckDesign[] = ["classic", "royal", "neon", "forest"];
+// The designs `PUT /v1/tables/{id}/deck` accepts, in the server's order (the picker's).
+export const DECK_DESIGNS: readonly DeckDesign[] = deckBodyDesignValues;
 export const BOT_LEVELS: BotLevel[] = ["easy", "medium", "hard"];
 export const BOT_NAMES: Record<BotLevel, string> = { easy: "TITO", medium: "CARMEN", hard: "LUNA" };
 

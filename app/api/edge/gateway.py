@@ -10,8 +10,9 @@ the app: the body limit (``app.api.edge.request_body.BodyLimit``), the error han
 These were three middlewares, each a coroutine and a ``send`` wrapper per request; a move also
 went through the four layers under them (body limit, exception middleware, FastAPI's exit
 stack, the router), which cost a move more CPU than the pipeline's own work (see
-docs/performance.md). A request without an ``Origin`` header (every client but a browser) never
-needs CORS: a move then skips it, and its response says ``Vary: Origin`` as CORS would.
+docs/history/performance.md). A request without an ``Origin`` header (every client but a
+browser) never needs CORS: a move then skips it, and its response says ``Vary: Origin`` as CORS
+would.
 
 Every response, whichever way it went, says ``X-Content-Type-Options: nosniff``: a browser
 never reads a JSON error (which may quote a client's text) or an asset as another type.

@@ -28,8 +28,8 @@ from app.api.http.routes.common import render, run
 from app.api.http.routes.moves import router
 from app.api.http.schemas.tables import CardBody, DrawBody, Versioned
 from app.engine import Action
-from app.service.commands import Play
-from app.service.tables import TableService
+from app.service.pipeline import TableService
+from app.table.commands import Play
 
 # The move routes ``MoveLane`` serves: path suffix -> (body model, whether a body is
 # required, the action the body makes).

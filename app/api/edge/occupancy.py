@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from app.errors import RateLimitedError
 from app.metrics import RATE_LIMITED
-from app.service.errors import RateLimitedError
 
 # A refused socket may try again after this many seconds (its ``Retry-After``): by then another
 # of the same client may have closed.

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from app.api.http.errors import error_body
-from app.service.errors import RateLimitedError
+from app.errors import RateLimitedError
 from app.service.rate_limits import RateLimits
 
 EXEMPT = frozenset({"/healthz", "/livez", "/readyz", "/metrics"})

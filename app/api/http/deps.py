@@ -19,9 +19,9 @@ from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 from starlette.datastructures import Headers
 
-from app.service.commands import Actor
-from app.service.errors import InvalidError
-from app.service.tables import Idempotency, TableService
+from app.errors import InvalidError
+from app.service.pipeline import Idempotency, TableService
+from app.table.commands import Actor
 
 IDEMPOTENCY_KEY_MAX = 200
 # Visible ASCII only: what every HTTP stack carries unchanged, and every database stores.

@@ -47,8 +47,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from app.engine import RuleError
-from app.metrics import DATABASE_ERRORS
-from app.service.errors import (
+from app.errors import (
     ConflictError,
     ForbiddenError,
     InvalidError,
@@ -57,6 +56,7 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
+from app.metrics import DATABASE_ERRORS
 from app.store.db import ASYNCPG_CONNECTION_ERRORS
 
 log = logging.getLogger(__name__)

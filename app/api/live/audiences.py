@@ -37,11 +37,11 @@ from prometheus_client import Counter, Gauge
 from app.api.live import client_out
 from app.api.live.frames import Frames
 from app.api.live.wire import frame
-from app.service.commands import Actor, seat_of
-from app.service.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
-from app.service.tables import TableService
+from app.bus.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
+from app.service.pipeline import TableService
 from app.settings import Settings
-from app.store.repo import Loaded, StoredEvent
+from app.table.commands import Actor, seat_of
+from app.table.model import Loaded, StoredEvent
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Final, Generic, TypeVar
 
 from prometheus_client import Counter
 
-from app.service.hub import QUEUE_LIMIT
+from app.bus.hub import QUEUE_LIMIT
 
 CLOSE_SLOW_CONSUMER: Final = 4008
 SLOW_REASON: Final = "slow consumer: reconnect with since"

@@ -11,10 +11,10 @@ from app.api.live import client_out
 from app.api.live.audiences import Member
 from app.api.live.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.engine import Action, RuleError
-from app.service.commands import Actor, Play
-from app.service.errors import RateLimitedError, ServiceError, UnauthenticatedError
+from app.errors import RateLimitedError, ServiceError, UnauthenticatedError
+from app.service.pipeline import TableService
 from app.service.rate_limits import Allowance
-from app.service.tables import TableService
+from app.table.commands import Actor, Play
 
 # Answers a move: the socket's ``ack`` or ``error``.
 Mover = Callable[[MoveMessage], Awaitable[str]]

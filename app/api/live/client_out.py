@@ -7,11 +7,11 @@ from typing import Any, Final
 
 import orjson
 
+from app.bus.hub import Notification
 from app.engine import RuleError
-from app.service.errors import ServiceError
-from app.service.hub import Notification
+from app.errors import ServiceError
 from app.service.rate_limits import SOCKET_MESSAGE
-from app.store.repo import StoredEvent
+from app.table.model import StoredEvent
 
 
 def text(message: dict[str, Any]) -> str:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from prometheus_client import Counter
 
 from app.api.live import client_out
-from app.service.commands import Actor, seat_of
 from app.service.lru import LRU
-from app.service.tables import TableService
-from app.store.repo import Loaded, StoredEvent
+from app.service.pipeline import TableService
+from app.table.commands import Actor, seat_of
+from app.table.model import Loaded, StoredEvent
 
 # Recent frames kept: a few events of every table with live sockets, for each audience.
 EVENT_FRAMES = 8192

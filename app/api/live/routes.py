@@ -27,8 +27,7 @@ from app.api.live import client_out
 from app.api.live.client_in import not_a_table
 from app.api.live.session import TableStream, feeds_of
 from app.api.live.socket import Socket
-from app.service.commands import Actor
-from app.service.errors import (
+from app.errors import (
     ForbiddenError,
     InvalidError,
     NotFoundError,
@@ -36,10 +35,11 @@ from app.service.errors import (
     ServiceError,
     UnauthenticatedError,
 )
-from app.service.tables import TableService
+from app.service.pipeline import TableService
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens, hash_token
 from app.settings import Settings
+from app.table.commands import Actor
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ from app.api.live.messages import MoveMessage
 from app.api.live.parking import Parking
 from app.api.live.socket import Socket
 from app.logs import annotate
-from app.service.commands import Actor, seat_of
-from app.service.tables import TableService
+from app.service.pipeline import TableService
 from app.settings import Settings
-from app.store.repo import Loaded, StoredEvent
+from app.table.commands import Actor, seat_of
+from app.table.model import Loaded, StoredEvent
 
 
 class TableStream:

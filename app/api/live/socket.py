@@ -22,7 +22,7 @@ from app.api.live.backpressure import (
 )
 from app.api.live.client_in import Mover, answer
 from app.api.live.wire import CLOSED, SENT, WIRE, Wire, frame
-from app.service.errors import ServiceError
+from app.errors import ServiceError
 from app.service.rate_limits import Allowance
 
 log = logging.getLogger(__name__)

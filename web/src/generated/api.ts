@@ -1928,6 +1928,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     join_v1_invites__code__post: {
@@ -2011,6 +2022,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     leaderboard_v1_leaderboards__category__get: {
@@ -2048,6 +2070,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2105,6 +2138,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     create_player_v1_players_post: {
@@ -2147,9 +2191,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description too many new players from this address */
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
             429: {
                 headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2185,6 +2231,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     my_matches_v1_players_me_matches_get: {
@@ -2208,6 +2265,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,6 +2311,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     notification_settings_v1_players_me_notifications_get: {
@@ -2266,6 +2345,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2413,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     notification_deliveries_v1_players_me_notifications_deliveries_get: {
@@ -2364,6 +2465,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     subscriptions_v1_players_me_push_subscriptions_get: {
@@ -2396,6 +2508,17 @@ export interface operations {
             /** @description unknown table */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2462,6 +2585,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     unsubscribe_v1_players_me_push_subscriptions__subscription_id__delete: {
@@ -2511,6 +2645,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     my_tokens_v1_players_me_tokens_get: {
@@ -2534,6 +2679,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2591,6 +2747,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     rotate_token_v1_players_me_tokens_rotate_post: {
@@ -2614,6 +2781,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2841,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2720,6 +2909,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     delete_webhook_v1_players_me_webhook_delete: {
@@ -2743,6 +2943,17 @@ export interface operations {
             /** @description missing or unknown bearer token */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2781,6 +2992,17 @@ export interface operations {
             /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,6 +3049,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     push_key_v1_push_key_get: {
@@ -2850,6 +3083,17 @@ export interface operations {
             /** @description unknown table */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2919,6 +3163,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     get_table_v1_tables__table_id__get: {
@@ -2962,6 +3217,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3051,6 +3317,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     remove_bot_v1_tables__table_id__bot_delete: {
@@ -3124,6 +3401,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,9 +3501,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description too many chat lines */
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
             429: {
                 headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3595,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     choose_deck_v1_tables__table_id__deck_put: {
@@ -3388,6 +3689,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     events_v1_tables__table_id__events_get: {
@@ -3443,6 +3755,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     hand_v1_tables__table_id__hands__number__get: {
@@ -3490,6 +3813,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3579,6 +3913,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     discard_v1_tables__table_id__moves_discard_post: {
@@ -3656,6 +4001,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3745,6 +4101,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     knock_v1_tables__table_id__moves_knock_post: {
@@ -3822,6 +4189,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,6 +4289,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     take_upcard_v1_tables__table_id__moves_take_upcard_post: {
@@ -3988,6 +4377,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4077,6 +4477,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     rematch_v1_tables__table_id__rematch_post: {
@@ -4154,6 +4565,17 @@ export interface operations {
             /** @description malformed body */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4243,6 +4665,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     start_v1_tables__table_id__start_post: {
@@ -4326,6 +4759,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     create_ticket_v1_ws_tickets_post: {
@@ -4355,6 +4799,54 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsV1PlayersMeNotificationsDeliveriesGetParametersQueryStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/players/me/notifications/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
+export const bankClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BankClockIn"]["autoplay_level"]> = ["easy", "medium", "hard"];
+export const bankClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BankClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
+export const botBodyLevelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotBody"]["level"]> = ["easy", "medium", "hard"];
+export const clockOutAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["autoplay_level"]> = ["easy", "medium", "hard"];
+export const clockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["control"]> = ["bank", "per_move"];
+export const clockOutPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["policy"]> = ["claim", "forfeit", "autoplay"];
+export const deckBodyDesignValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckBody"]["design"]> = ["classic", "royal", "neon", "forest"];
+export const deliveryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryOut"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
+export const drawBodySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawBody"]["source"]> = ["stock", "discard"];
+export const handOutEnded_byValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandOut"]["ended_by"]> = ["hand_over", "resignation", "timeout", "abandoned", "aborted"];
+export const inviteOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InviteOut"]["status"]> = ["waiting", "ready", "playing", "finished"];
+export const joinBodyDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinBody"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const matchRecordOutReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MatchRecordOut"]["reason"]> = ["target", "resignation", "timeout", "abandoned"];
+export const matchRecordOutResultValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MatchRecordOut"]["result"]> = ["win", "loss"];
+export const noClockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoClockOut"]["control"]> = ["none"];
+export const notificationSettingsInRemindersAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsIn"]["reminders"]> = ["each_turn", "digest", "none"];
+export const notificationSettingsOutRemindersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsOut"]["reminders"]> = ["each_turn", "digest", "none"];
+export const perMoveClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["autoplay_level"]> = ["easy", "medium", "hard"];
+export const perMoveClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
+export const readinessOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReadinessOut"]["status"]> = ["ok", "degraded"];
+export const seatOutDeck_designAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatOut"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const tableCreateDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const tableCreatePresetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["preset"]> = ["standard", "cardems", "reino", "classic", "oklahoma"];
+export const tableCreateRulesFirst_dealerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["rules"]["first_dealer"]> = ["random", "seat0", "seat1"];
+export const tableCreateRulesLayoffValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["rules"]["layoff"]> = ["joint", "arrange_first"];
+export const tableOutRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableOut"]["role"]> = ["seat", "spectator"];
+export const tableOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableOut"]["status"]> = ["waiting", "ready", "playing", "finished"];
+export const webhookOutRemindersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookOut"]["reminders"]> = ["each_turn", "digest", "none"];

@@ -1,7 +1,7 @@
 // The service worker (built to /sw.js, scope /): shows a Web Push notification while no tab of
 // the client is in front, and a click on it focuses the table's tab or opens it.
 // Payload: {"kind": "your_turn" | "opponent_joined" | "match_finished" | "time_running_out",
-// "table_id": "...", ...}, encrypted by the server (app/service/webpush.py).
+// "table_id": "...", ...}, encrypted by the server (app/service/delivery/webpush.py).
 export {};
 declare const self: ServiceWorkerGlobalScope;
 

@@ -10,8 +10,8 @@ from fastapi.responses import JSONResponse
 from app.api.http.deps import IDEMPOTENT, Caller
 from app.api.http.schemas.common import error_responses
 from app.api.http.schemas.tables import CommandOut, Versioned
-from app.service.commands import Command
-from app.service.tables import Result
+from app.service.pipeline import Result
+from app.table.commands import Command
 
 COMMAND_ERRORS = error_responses(401, 403, 404, 409, 413, 422)
 # A command's route: its response, its errors and its Idempotency-Key header.

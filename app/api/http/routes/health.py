@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from app.api.http.errors import error_body
 from app.api.http.schemas.common import StatusOut
 from app.metrics import TABLES_IN_PLAY
-from app.service.tables import TableService
+from app.service.pipeline import TableService
 
 log = logging.getLogger(__name__)
 

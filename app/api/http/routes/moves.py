@@ -16,7 +16,7 @@ from app.api.http.deps import Caller, CommandCaller
 from app.api.http.routes.common import COMMAND_ROUTE, submit
 from app.api.http.schemas.tables import CardBody, DrawBody, Versioned
 from app.engine import Action
-from app.service.commands import Play
+from app.table.commands import Play
 
 router = APIRouter(prefix="/v1/tables/{table_id}", tags=["moves"], route_class=StrictJSONRoute)
 

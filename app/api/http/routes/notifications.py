@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import CurrentActor
 from app.api.http.schemas.common import Body, error_responses
-from app.service.notifications import Preferences
+from app.service.delivery.preferences import Preferences
 
 router = APIRouter(prefix="/v1/players/me", tags=["notifications"], route_class=StrictJSONRoute)
 

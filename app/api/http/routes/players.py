@@ -8,7 +8,7 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import CurrentActor, ServiceDep, bearer_token, client_address
-from app.api.http.schemas.common import ErrorOut, error_responses
+from app.api.http.schemas.common import error_responses
 from app.api.http.schemas.players import (
     PlayerCreate,
     PlayerCreated,
@@ -23,23 +23,11 @@ from app.service.tokens import Issued
 router = APIRouter(prefix="/v1/players", tags=["players"], route_class=StrictJSONRoute)
 
 
-# Beyond ``rate_limit_players_ip`` new players from one address.
-_TOO_MANY_PLAYERS = {
-    "model": ErrorOut,
-    "description": "too many new players from this address",
-    "content": {
-        "application/json": {
-            "example": {"code": "rate_limited", "message": "too many new players from this address"}
-        }
-    },
-}
-
-
 @router.post(
     "",
     status_code=201,
     response_model=PlayerCreated,
-    responses={**error_responses(413, 422), 429: _TOO_MANY_PLAYERS},
+    responses=error_responses(413, 422),
 )
 async def create_player(request: Request, body: PlayerCreate, service: ServiceDep) -> PlayerCreated:
     """Create an anonymous player; the token is returned once and only its hash is kept."""

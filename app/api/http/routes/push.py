@@ -1,6 +1,6 @@
 """Web Push: the server's VAPID public key, and your browsers' push subscriptions (subscribe,
-list, unsubscribe). ``app.service.webpush`` sends the notifications; without a VAPID key on the
-server every route here answers 404 ``push_disabled``."""
+list, unsubscribe). ``app.service.delivery.webpush`` sends the notifications; without a VAPID key on
+the server every route here answers 404 ``push_disabled``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import CurrentActor
 from app.api.http.schemas.common import error_responses
 from app.api.http.schemas.push import PushKeyOut, PushSubscriptionIn, PushSubscriptionOut
-from app.service.webpush import Subscription, WebPushChannel
+from app.service.delivery.webpush import Subscription, WebPushChannel
 
 router = APIRouter(prefix="/v1", tags=["push"], route_class=StrictJSONRoute)
 

@@ -13,8 +13,8 @@ from app.api.http.schemas.common import OPPONENT_ID, PLAYER_ID, TABLE_ID, error_
 from app.api.http.schemas.players import PlayerOut
 from app.api.http.schemas.ratings import RatingChangeOut
 from app.engine import PRESETS
+from app.errors import NotFoundError
 from app.service import ratings, records
-from app.service.errors import NotFoundError
 
 router = APIRouter(tags=["ratings"])
 

@@ -24,8 +24,8 @@ from app.api.http.schemas.tables import (
     TableOut,
     Versioned,
 )
-from app.service.clocks import Claim
-from app.service.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, Start
+from app.table.clock import Claim
+from app.table.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, Start
 
 router = APIRouter(tags=["tables"], route_class=StrictJSONRoute)
 

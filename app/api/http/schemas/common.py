@@ -3,11 +3,10 @@ OpenAPI responses."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-DeckDesign = Literal["classic", "royal", "neon", "forest"]
 # A card code as ``parse_card`` reads it: rank (A, 2-9, T or 10, J, Q, K) and suit, any case.
 CARD_PATTERN = r"^\s*(10|[2-9TtJjQqKkAa])[CcDdHhSs]\s*$"
 # A chat line: no control characters but newline and tab, and something besides whitespace.
@@ -67,7 +66,7 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     422: ("malformed body", "invalid_request", "body.card: Value error, not a card: 'ZZ'"),
     429: (
         "over a rate limit: requests per bearer token or client address, or the route's own "
-        "(chat lines per player)",
+        "(new players per client address, chat lines per player and per address)",
         "rate_limited",
         "too many requests for this token",
     ),

@@ -15,15 +15,14 @@ from app.api.http.schemas.common import (
     PLAYER_ID,
     TABLE_ID,
     Body,
-    DeckDesign,
     _example,
     _printable,
 )
 from app.api.http.schemas.players import PlayerOut
 from app.engine import PRESETS, parse_card
 from app.engine.rules import BOOLS, CHOICES, RANGES
-from app.service.commands import CHAT_MAX
 from app.settings import Settings
+from app.table.commands import CHAT_MAX, DeckDesign
 
 
 def _rule_overrides_schema() -> dict[str, Any]:

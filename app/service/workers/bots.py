@@ -15,7 +15,7 @@ when they have read the result.
 Exactly one actor per bot seat, across any number of server processes on one database:
 
 - a process acts for a table's bot only while it holds the seat's lease (``seats.bot_lease_owner``
-  / ``bot_lease_until``), taken and renewed by one conditional UPDATE (``repo.claim_bot_seat``)
+  / ``bot_lease_until``), taken and renewed by one conditional UPDATE (``leases.claim_bot_seat``)
   before every look at the table; another process's live lease makes it back off;
 - and every move is pinned to the version it was decided on, so even a process that lost its
   lease without noticing (a pause longer than the lease) can never apply a move twice or late.
@@ -37,22 +37,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
-import uuid
 from datetime import timedelta
 from typing import Any
 
+from app.bus.hub import Subscription
 from app.engine import Action, RuleError
-from app.service.bot_pool import BotPool
-from app.service.commands import Actor, Play
-from app.service.errors import NotFoundError, ServiceError
-from app.service.hub import Subscription
-from app.service.tables import TableService
-from app.store import repo
+from app.errors import NotFoundError, ServiceError
+from app.service.pipeline import TableService
+from app.service.workers.bot_pool import BotPool
+from app.store import leases
 from app.store.db import is_unavailable
-from app.store.models import utcnow
-from app.store.repo import Loaded, StoredEvent
+from app.table.commands import Actor, Play
+from app.table.model import Loaded, StoredEvent
+from app.table.time import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +79,7 @@ class BotRunner:
         self.scan_interval = scan_interval
         self.lease = timedelta(seconds=lease_seconds)
         # Host and pid first: an operator reading ``seats.bot_lease_owner`` sees who drives.
-        self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
+        self.owner = leases.owner_id()
         # Moves this process applied, and moves it dropped because the table had moved on.
         self.moves = 0
         self.stale = 0
@@ -104,7 +101,7 @@ class BotRunner:
         await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(Exception):
             async with self.service.db.write() as session:
-                await repo.release_bot_seats(session, self.owner)
+                await leases.release_bot_seats(session, self.owner)
 
     def drive(self, table_id: str) -> None:
         """Make sure a task drives this table's bot (it ends at once if another process does)."""
@@ -121,7 +118,7 @@ class BotRunner:
         while True:
             try:
                 async with self.service.db.scan() as conn:
-                    due = await repo.unleased_bot_tables(conn, utcnow())
+                    due = await leases.unleased_bot_tables(conn, utcnow())
             except Exception as exc:
                 if is_unavailable(exc):
                     log.warning("bot scan: the database is unavailable: %s", exc)
@@ -135,7 +132,7 @@ class BotRunner:
     async def _claim(self, table_id: str) -> bool:
         now = utcnow()
         async with self.service.db.write() as session:
-            return await repo.claim_bot_seat(session, table_id, self.owner, now, now + self.lease)
+            return await leases.claim_bot_seat(session, table_id, self.owner, now, now + self.lease)
 
     async def _drive(self, table_id: str) -> None:
         try:
@@ -178,7 +175,7 @@ class BotRunner:
             else:
                 return False
         async with self.service.db.write() as session:
-            await repo.release_bot_seats(session, self.owner, table_id)
+            await leases.release_bot_seats(session, self.owner, table_id)
         return True
 
     async def _act(
@@ -187,7 +184,7 @@ class BotRunner:
         """Pause while deciding on ``loaded``; submit pinned to its version; drop a stale move."""
         seat = view["you"]
         events = await self.service.hand_events(loaded, seat)
-        # The bot thinks during its pause, in a worker process (app.service.bot_pool).
+        # The bot thinks during its pause, in a worker process (app.service.workers.bot_pool).
         _, action = await asyncio.gather(
             asyncio.sleep(self.discard_delay if "discard" in actions else self.draw_delay),
             self.pool.choose(level, view, events),

@@ -6,17 +6,19 @@ these only add the table's own rules: who sits where, who starts, when a rematch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Action, Event, Ruleset, apply, new_match
-from app.service.errors import ConflictError, ForbiddenError, InvalidError
-from app.store.models import utcnow
-from app.store.repo import Change, Loaded, SeatInfo
+from app.errors import ConflictError, ForbiddenError, InvalidError
+from app.table.model import Change, Loaded, SeatInfo
 
-DECK_DESIGNS = ("classic", "royal", "neon", "forest")
+# The deck designs a seat may choose, listed once: the schema (``app.api.http.schemas.tables``)
+# takes the type, and the OpenAPI with it.
+DeckDesign = Literal["classic", "royal", "neon", "forest"]
+DECK_DESIGNS: tuple[DeckDesign, ...] = get_args(DeckDesign)
 CHAT_MAX = 500
 
 
@@ -55,8 +57,8 @@ class Context:
     seat: int | None
     seed: str
     # The server's time of the decision, and how long a seat to move may stay silent before
-    # the waiting seat may claim the match (``app.service.clocks``).
-    now: datetime = field(default_factory=utcnow)
+    # the waiting seat may claim the match (``app.table.clock``).
+    now: datetime
     abandon_after: timedelta = timedelta(days=14)
 
 

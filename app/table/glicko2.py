@@ -42,13 +42,6 @@ def _expected(mu: float, mu_j: float, phi_j: float) -> float:
     return 1.0 / (1.0 + math.exp(-_g(phi_j) * (mu - mu_j)))
 
 
-def expected_score(player: Glicko, opponent: Glicko) -> float:
-    """E of step 3: the player's expected score against ``opponent``."""
-    return _expected(
-        (player.rating - BASE) / SCALE, (opponent.rating - BASE) / SCALE, opponent.deviation / SCALE
-    )
-
-
 def inflate(player: Glicko, periods: float, max_deviation: float) -> Glicko:
     """The rating after ``periods`` rating periods without games: φ grows by σ² a period
     (step 6 alone), at most to ``max_deviation``."""

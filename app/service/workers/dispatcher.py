@@ -2,13 +2,13 @@
 channels (a webhook, Web Push), in order per player, across any number of server processes.
 
 Exactly one process delivers a player's notifications at a time, the bot seats' way
-(``app.service.bots``): a process takes the player's lease (``notification_settings.lease_owner``
-/ ``lease_until``) with one conditional UPDATE (``outbox.claim_player``) before it reads their
-pending rows, and every row it marks is pinned to that lease (``outbox.finish``): a process that
-lost its lease without noticing writes nothing. Delivery is at least once: a process killed
-between a send and its mark sends again after the lease expires (the ``webhook-id`` is the same
-on every try, so a receiver drops the duplicate); a notification is never lost (it is in the
-database from the move's own commit until it is marked).
+(``app.service.workers.bots``): a process takes the player's lease
+(``notification_settings.lease_owner`` / ``lease_until``) with one conditional UPDATE
+(``outbox.claim_player``) before it reads their pending rows, and every row it marks is pinned to
+that lease (``outbox.finish``): a process that lost its lease without noticing writes nothing.
+Delivery is at least once: a process killed between a send and its mark sends again after the lease
+expires (the ``webhook-id`` is the same on every try, so a receiver drops the duplicate); a
+notification is never lost (it is in the database from the move's own commit until it is marked).
 
 How work is found: after a commit that wrote notes the pipeline hands this process's
 dispatcher the players they are due to now (``TableService.on_notes``), which it serves at once
@@ -42,139 +42,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
 import time
-import uuid
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import Connection, Row
 
-from app.service.errors import ConflictError, InvalidError
-from app.service.webhooks import Targets, WebhookSender, check_target, new_secret
-from app.store import Database
+from app.service.delivery.channels import Channel, Message, Recipient, WebhookChannel
+from app.store import Database, leases
 from app.store import outbox as store
 from app.store.db import is_unavailable
-from app.store.models import NotificationSettings, utcnow
-from app.store.repo import Change, Loaded
+from app.table.time import utcnow
 
 log = logging.getLogger(__name__)
-
-# What a webhook or push message may be about (``type`` in the body).
-KINDS = (
-    "your_turn",
-    "opponent_joined",
-    "match_finished",
-    "time_running_out",
-    "your_turn_digest",
-    "ping",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Recipient:
-    """A player's channels, as read when their lease was taken."""
-
-    player_id: str
-    reminders: str
-    digest_hours: float
-    webhook_url: str | None
-    webhook_secret: str | None
-    push: bool
-    last_digest_at: datetime | None
-    webhook_disabled: bool = False
-    webhook_failing: bool = False  # failing since, or turned off: a success is news
-
-    @staticmethod
-    def of(row: NotificationSettings | Row[Any]) -> Recipient:
-        """From the ORM row or a Core row of ``notification_settings`` (the claim's)."""
-        return Recipient(
-            row.player_id,
-            row.reminders,
-            row.digest_hours,
-            row.webhook_url,
-            row.webhook_secret,
-            row.push,
-            row.last_digest_at,
-            row.webhook_disabled_at is not None,
-            row.webhook_failing_since is not None or row.webhook_disabled_at is not None,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One notification on its way to a channel. ``data`` is what the player is told (with
-    ``table_id``); ``message_id`` is the same on every retry."""
-
-    message_id: str
-    player_id: str
-    kind: str
-    data: dict[str, Any]
-    created_at: datetime
-    recipient: Recipient = field(compare=False)
-
-
-class Channel(Protocol):
-    """A way to reach a player. ``deliver`` raises (any exception) for a try to be retried."""
-
-    name: str
-
-    def wants(self, recipient: Recipient) -> bool:
-        """Whether the player has this channel set up."""
-        ...
-
-    async def deliver(self, player_id: str, note: Message) -> None: ...
-
-
-class WebhookChannel:
-    """The player's webhook (``app.service.webhooks``)."""
-
-    name = "webhook"
-
-    def __init__(self, sender: WebhookSender) -> None:
-        self.sender = sender
-
-    def wants(self, recipient: Recipient) -> bool:
-        return bool(recipient.webhook_url and recipient.webhook_secret) and not (
-            recipient.webhook_disabled
-        )
-
-    async def deliver(self, player_id: str, note: Message) -> None:
-        recipient = note.recipient
-        assert recipient.webhook_url is not None and recipient.webhook_secret is not None
-        await self.sender.post(
-            recipient.webhook_url, recipient.webhook_secret, note.message_id, note.kind, note.data
-        )
-
-
-class PushDeliverer(Protocol):
-    """What ``app.service.webpush.WebPushChannel`` offers: deliver one message to every push
-    subscription of the player (dropping expired ones), raising for a try to be retried."""
-
-    async def deliver(self, player_id: str, kind: str, payload: dict[str, Any]) -> None: ...
-
-
-class PushChannel:
-    """Web Push as a channel: adapts ``WebPushChannel.deliver(player_id, kind, payload)``.
-
-    The hook for the Web Push side: build one with its ``WebPushChannel`` and pass it in
-    ``Dispatcher(channels=...)`` (``app.main``); a subscription sets the player's ``push``
-    flag with ``outbox.set_push_channel`` so their notes are written for it.
-    """
-
-    name = "webpush"
-
-    def __init__(self, push: PushDeliverer) -> None:
-        self.push = push
-
-    def wants(self, recipient: Recipient) -> bool:
-        return recipient.push
-
-    async def deliver(self, player_id: str, note: Message) -> None:
-        await self.push.deliver(player_id, note.kind, note.data)
 
 
 class Dispatcher:
@@ -209,7 +91,7 @@ class Dispatcher:
         )
         # Finished notifications are deleted this long after they finished (None: kept).
         self.keep = timedelta(days=keep_days) if keep_days > 0 else None
-        self.owner = f"{socket.gethostname()[:24]}/{os.getpid()}/{uuid.uuid4().hex[:16]}"
+        self.owner = leases.owner_id()
         self._slots = asyncio.Semaphore(concurrency)
         self.slow_seconds = slow_seconds
         self._slow = asyncio.Semaphore(slow_slots)  # the slow lane (module docstring)
@@ -519,156 +401,3 @@ class Outcome:
                 channels_done=self.done,
                 error=self.error,
             )
-
-
-def time_running_out(
-    loaded: Loaded, change: Change, now: datetime, fraction: float
-) -> store.Note | None:
-    """The ``time_running_out`` notice of a turn that ``change`` starts on a clocked table: due
-    when ``fraction`` of the turn's time is left (``notify_time_running_out``), for the person
-    to move. The dispatcher drops it (``stale``) if the deadline has changed by then."""
-    clock = change.clock
-    if fraction <= 0 or clock is None or clock.deadline is None:
-        return None
-    seat, since = clock.state.get("seat"), clock.state.get("since")
-    if seat is None or clock.state.get("expired") is not None:
-        return None
-    before = loaded.clock
-    if before is not None and before.get("seat") == seat and before.get("since") == since:
-        return None  # the same turn goes on
-    info = next((s for s in [*change.seats, *loaded.seats] if s.seat == seat), None)
-    if info is None or info.player_id is None:
-        return None
-    left = (clock.deadline - now).total_seconds() * fraction
-    return store.Note.new(
-        info.player_id,
-        "time_running_out",
-        loaded.table.id,
-        {"seat": seat, "deadline": clock.deadline.isoformat(), "remaining_seconds": round(left, 3)},
-        not_before=clock.deadline - timedelta(seconds=left),
-    )
-
-
-class Preferences:
-    """A player's notification settings and deliveries, for the ``/v1/players/me`` routes."""
-
-    def __init__(self, db: Database, targets: Targets, sender: WebhookSender) -> None:
-        self.db = db
-        self.targets = targets
-        self.sender = sender
-
-    async def get(self, player_id: str) -> dict[str, Any]:
-        async with self.db.read() as session:
-            row = await store.settings_of(session, player_id)
-        return _settings_json(row)
-
-    async def update(
-        self, player_id: str, reminders: str | None, digest_hours: float | None
-    ) -> dict[str, Any]:
-        if reminders is not None and reminders not in store.REMINDERS:
-            raise InvalidError("invalid_reminders", f"reminders is one of {store.REMINDERS}")
-        async with self.db.write() as session:
-            row = await store.settings_for_update(session, player_id)
-            if reminders is not None:
-                row.reminders = reminders
-            if digest_hours is not None:
-                row.digest_hours = digest_hours
-            store.refresh_active(row)
-            return _settings_json(row)
-
-    async def set_webhook(self, player_id: str, url: str, rotate: bool) -> dict[str, Any]:
-        """Register (or change) the player's webhook; its secret is new the first time or with
-        ``rotate``, and is returned only here."""
-        await check_target(url, self.targets)
-        async with self.db.write() as session:
-            row = await store.settings_for_update(session, player_id)
-            row.webhook_url = url
-            if rotate or row.webhook_secret is None:
-                row.webhook_secret = new_secret()
-            store.webhook_healthy(row)  # on, with no failures: a new start
-            return {**_settings_json(row), "webhook_secret": row.webhook_secret}
-
-    async def test_webhook(self, player_id: str) -> dict[str, Any]:
-        """POST a signed ``ping`` to the player's webhook now (also when it is turned off) and
-        say how it went; a success turns a webhook that was turned off back on."""
-        async with self.db.read() as session:
-            row = await store.settings_of(session, player_id)
-            url, secret = (None, None) if row is None else (row.webhook_url, row.webhook_secret)
-        if url is None or secret is None:
-            raise ConflictError("no_webhook", "register a webhook first (PUT /webhook)")
-        message_id = f"msg_ping_{uuid.uuid4().hex[:24]}"
-        started = time.perf_counter()
-        error: str | None = None
-        try:
-            await self.sender.post(url, secret, message_id, "ping", {"player_id": player_id})
-        except Exception as exc:
-            error = str(exc)[:500] or type(exc).__name__
-        elapsed = round((time.perf_counter() - started) * 1000, 1)
-        if error is None:
-            async with self.db.write() as session:
-                await store.webhook_outcome(
-                    session, player_id, ok=True, error=None, now=utcnow(), disable_after=None
-                )
-        return {
-            "delivered": error is None,
-            "message_id": message_id,
-            "error": error,
-            "elapsed_ms": elapsed,
-        }
-
-    async def delete_webhook(self, player_id: str) -> dict[str, Any]:
-        async with self.db.write() as session:
-            row = await store.settings_for_update(session, player_id)
-            row.webhook_url = row.webhook_secret = None
-            store.webhook_healthy(row)
-            return _settings_json(row)
-
-    async def deliveries(
-        self, player_id: str, status: str | None, limit: int
-    ) -> list[dict[str, Any]]:
-        async with self.db.read() as session:
-            rows = await store.deliveries(session, player_id, status, limit)
-        return [
-            {
-                "message_id": r.message_id,
-                "kind": r.kind,
-                "table_id": r.table_id,
-                "status": r.status,
-                "attempts": r.attempts,
-                "channels": r.channels_done,
-                "created_at": r.created_at.isoformat(),
-                "next_at": r.next_at.isoformat() if r.status == "pending" else None,
-                "finished_at": None if r.finished_at is None else r.finished_at.isoformat(),
-                "last_error": r.last_error,
-                "data": r.payload,
-            }
-            for r in rows
-        ]
-
-
-def _settings_json(row: NotificationSettings | None) -> dict[str, Any]:
-    if row is None:
-        return {
-            "reminders": "each_turn",
-            "digest_hours": 24.0,
-            "webhook_url": None,
-            "push": False,
-            "active": False,
-            "webhook_failing_since": None,
-            "webhook_error": None,
-            "webhook_disabled_at": None,
-        }
-    return {
-        "reminders": row.reminders,
-        "digest_hours": row.digest_hours,
-        "webhook_url": row.webhook_url,
-        "push": row.push,
-        "active": row.active,
-        "webhook_failing_since": _iso(row.webhook_failing_since),
-        "webhook_error": row.webhook_error,
-        "webhook_disabled_at": _iso(row.webhook_disabled_at),
-    }
-
-
-def _iso(at: datetime | None) -> str | None:
-    return None if at is None else at.isoformat()

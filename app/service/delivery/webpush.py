@@ -15,7 +15,7 @@ server's VAPID key. The notification dispatcher (the durable outbox) calls ``del
 
 An endpoint is a URL a player chose, so by default the server refuses ``http:`` endpoints and
 any that are or resolve to a private, loopback or link-local address, or one embedding such an
-IPv4 address (``app.service.egress.refused``; checked when the subscription is stored and
+IPv4 address (``app.service.delivery.egress.refused``; checked when the subscription is stored and
 again on each connection, by the resolver, so a DNS name cannot move inside the network later);
 ``push_allow_private`` admits them for local tests. A redirect is never followed
 (``egress.refuse_redirects``). An endpoint refused when sending, one whose name no longer
@@ -28,8 +28,8 @@ left: the outbox's hook (``app.store.outbox.set_push_channel``) writes notificat
 only for players who have.
 
 Without ``vapid_private_key`` Web Push is off: ``enabled`` is False, the routes answer 404
-``push_disabled`` and ``deliver`` does nothing. ``python -m app.service.webpush`` prints a new
-key as the environment line to set.
+``push_disabled`` and ``deliver`` does nothing. ``python -m app.service.delivery.webpush`` prints a
+new key as the environment line to set.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ from py_vapid import Vapid
 from pywebpush import WebPushException, webpush_async
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.service.commands import Actor
-from app.service.egress import (
+from app.errors import InvalidError, NotFoundError
+from app.service.delivery.egress import (
     EndpointRefusedError,
     GuardedResolver,
     RedirectRefusedError,
@@ -63,11 +63,11 @@ from app.service.egress import (
     refuse_redirects,
     refused,
 )
-from app.service.errors import InvalidError, NotFoundError
 from app.settings import Settings
 from app.store import Database
 from app.store import push as store
 from app.store.models import PushSubscription
+from app.table.commands import Actor
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,6 @@ SUBSCRIPTIONS_PER_PLAYER = 10
 # Push services take 4096 bytes of encrypted body; aes128gcm adds 86 bytes of header and 17 of
 # padding delimiter and tag. A larger payload is cut to its kind and table.
 MAX_PAYLOAD = 3800
-ENDPOINT_MAX = 1024
 # Notifications someone is waiting for: delivered at once even to a device saving battery.
 URGENT = frozenset({"your_turn", "time_running_out"})
 

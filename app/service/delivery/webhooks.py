@@ -9,11 +9,11 @@ The body is ``{"type", "timestamp", "data"}`` as the specification suggests.
 
 SSRF guard: the URL must be ``https`` (``http`` only when a setting allows it), and its host
 must resolve only to public addresses unless a setting allows private or loopback ones (an
-address embedding an IPv4 one judged as that one: ``app.service.egress.refused``). At
+address embedding an IPv4 one judged as that one: ``app.service.delivery.egress.refused``). At
 registration ``check_target`` resolves the host; a host that does not resolve and one that
 resolves to an address refused get the same answer (``webhook_url_refused``, one message), so
 registration tells nothing about the operator's internal DNS. On each request the client's
-resolver (``app.service.egress.GuardedResolver``) keeps only the allowed addresses and the
+resolver (``app.service.delivery.egress.GuardedResolver``) keeps only the allowed addresses and the
 connection goes to those, so a DNS answer that changes after the check (rebinding) cannot lead
 the request inside the network; a redirect is never followed (``egress.refuse_redirects``).
 """
@@ -33,7 +33,8 @@ import aiohttp
 import orjson
 from standardwebhooks.webhooks import Webhook
 
-from app.service.egress import (
+from app.errors import InvalidError
+from app.service.delivery.egress import (
     Address,
     EndpointRefusedError,
     GuardedResolver,
@@ -43,7 +44,6 @@ from app.service.egress import (
     refuse_redirects,
     refused,
 )
-from app.service.errors import InvalidError
 
 log = logging.getLogger(__name__)
 

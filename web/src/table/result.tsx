@@ -1,11 +1,11 @@
 // The hand result board and the match result: what the game did, as the server settled it.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "./api";
-import { CardFace, CardGroup, cardText } from "./cards";
-import { t, type Key } from "./i18n";
-import type { TableLive } from "./live";
-import { nameOf } from "./table";
-import type { GameView, HandOut, HandResult, TableOut } from "./types";
+import { api } from "../api";
+import { CardFace, CardGroup, cardText } from "../cards";
+import { t, type Key } from "../i18n";
+import type { TableLive } from "../live";
+import type { GameView, HandOut, HandResult, TableOut } from "../types";
+import { nameOf } from "./names";
 
 function FairCheck({ tableId, match, hand }: { tableId: string; match: number; hand: number }) {
   const [out, setOut] = useState<HandOut | null>(null);
@@ -44,7 +44,8 @@ function SideHand(props: {
   return (
     <div class="side" data-seat={seat}>
       <h3>
-        {nameOf(view, seat)} {note && <span class="badge">{note}</span>}
+        <span class="name" title={nameOf(view, seat)}>{nameOf(view, seat)}</span>{" "}
+        {note && <span class="badge">{note}</span>}
       </h3>
       {melds.length > 0 && <span class="caption">{t("melds")}</span>}
       <div class="melds" aria-label={t("melds")}>
@@ -159,7 +160,7 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
           <tbody>
             {[0, 1].map((seat) => (
               <tr key={seat}>
-                <th scope="row">{nameOf(view, seat)}</th>
+                <th scope="row" class="name" title={nameOf(view, seat)}>{nameOf(view, seat)}</th>
                 <td>{match.scores[seat]}</td>
                 {finished && match.bonuses && (
                   <>

@@ -1,17 +1,17 @@
 """The bus across processes: each commit of any process reaches the listeners of every process.
 
-``RedisBus`` is a ``Hub`` (the in-process fan-out) that also carries each commit over Redis
-pub/sub, on one channel ``{redis_prefix}:bus``, as one message of two JSON lines. The first,
-short, routes it: the committing process's id, the time, the tables, event types and players the
-commit concerns. The second carries it: the stored events (unredacted: Redis is inside the trust
-boundary, like PostgreSQL), the notifications and the table as committed (``Committed.wire``: its
-row, seats and snapshot, so a process that caches the table updates its copy instead of loading
-it from the database). Every process delivers the messages of the others to its own hub, and its
-own commits straight away (it skips its own messages when they come back). A process reads the
-second line only when its hub ``listens`` to the commit (a socket on that table or player, the
-bot runner's event types), and drops its cached copy of a table nobody listens to here: with a
-proxy that sends a table's requests and sockets to one process (``deploy/nginx.conf``), most
-commits concern no other process, which then pays for reading one short line.
+``RedisBus`` is a ``Hub`` (the in-process fan-out) that also carries each commit over Redis pub/sub,
+on one channel ``{redis_prefix}:bus``, as one message of two JSON lines. The first, short, routes
+it: the committing process's id, the time, the tables, event types and players the commit concerns.
+The second carries it: the stored events (unredacted: Redis is inside the trust boundary, like
+PostgreSQL), the notifications and the table as committed (``app.bus.message.wire``: its row, seats
+and snapshot, so a process that caches the table updates its copy instead of loading it from the
+database). Every process delivers the messages of the others to its own hub, and its own commits
+straight away (it skips its own messages when they come back). A process reads the second line only
+when its hub ``listens`` to the commit (a socket on that table or player, the bot runner's event
+types), and drops its cached copy of a table nobody listens to here: with a proxy that sends a
+table's requests and sockets to one process (``deploy/nginx.conf``), most commits concern no other
+process, which then pays for reading one short line.
 
 Pub/sub is fire-and-forget, and PostgreSQL already keeps the numbered log, so nothing here
 tries to be reliable: a listener that sees a seq jump, or a change of ``epoch``, or a degraded
@@ -40,10 +40,11 @@ import hiredis
 import orjson
 from prometheus_client import Counter, Gauge, Histogram
 
+from app.bus.hub import Hub, Notification
+from app.bus.message import Sent, wire
+from app.bus.redis_link import Link, Reply, connect, pack
 from app.engine import Event
-from app.service.hub import Hub, Notification
-from app.service.redis_link import Link, Reply, connect, pack
-from app.store.repo import Committed, Sent, StoredEvent
+from app.table.model import Committed, StoredEvent
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ def encode(
             [s.table_id, s.seq, s.match_number, s.hand_number, s.event.to_dict()] for s in events
         ],
         "n": [[n.player_id, n.type, n.table_id, n.data] for n in notes],
-        "a": None if committed is None else committed.wire(),
+        "a": None if committed is None else wire(committed),
     }
     return orjson.dumps(route) + b"\n" + orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
 
@@ -120,7 +121,7 @@ def read_body(raw: bytes) -> tuple[list[StoredEvent], list[Notification], Sent |
 class RedisBus(Hub):
     """A ``Hub`` whose commits also reach the hubs of every other process on the same Redis.
 
-    Two connections (``app.service.redis_link``): one subscribed, whose messages are handled in
+    Two connections (``app.bus.redis_link``): one subscribed, whose messages are handled in
     the callback that reads them, and one that publishes: the commits of one pass of the event
     loop go out in one write, without waiting for Redis's answers.
     """

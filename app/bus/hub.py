@@ -17,14 +17,14 @@ Interfaces for transport code (the WebSocket endpoints):
   iteration stops; it must resync from the store (events since its last seq, or a full view).
 
 The ``Hub`` is the in-process bus (no ``REDIS_URL``): it sees this process's commits only.
-``app.service.bus.RedisBus`` extends it to every process on one Redis. Both offer, besides the
+``app.bus.redis.RedisBus`` extends it to every process on one Redis. Both offer, besides the
 subscriptions: ``deliver(events, notes)`` (what the pipeline calls after each commit),
 ``start()`` / ``stop()``, ``health() -> str | None`` (None: live; else why events from other
 processes may be late, and listeners should read the log every ``POLL_INTERVAL`` s) and
 ``epoch`` (bumped each time the bus (re)connects: a listener that saw another epoch reads the
 log once, since messages may have been lost meanwhile), ``on_remote(callback)`` (called with
 the table id of each commit another process made and the table as it committed it, a
-``repo.Sent``, or None: the pipeline's table cache takes it, or drops its copy; see
+``app.bus.message.Sent``, or None: the pipeline's table cache takes it, or drops its copy; see
 ``TableService``), ``listens(tables, types, players)`` (whether anything here listens to a
 commit of those tables, event types and players: the bus does not even read the others'
 commits nobody here listens to), and
@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from app.store.repo import Committed, Sent, StoredEvent
+from app.bus.message import Sent
+from app.table.model import Committed, StoredEvent
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
    different processes is not loaded again before each move;
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
-   (``repo.commit``); on a lost race, retry once from a fresh load — a duplicate of the
+   (``commits.commit``); on a lost race, retry once from a fresh load — a duplicate of the
    same move then meets the engine's refusal — unless the caller pinned ``expected_version``,
    which gets ``409 stale_version``;
 5. deliver the stored events and notifications to the bus (``Hub``, or ``RedisBus`` across
@@ -24,7 +24,7 @@ Other entry points for transport code: ``authenticate(token) -> Actor``, ``load(
 Loaded`` (state plus ``loaded.table.version`` / ``last_seq``), ``table_view(table_id, actor)``,
 ``events_since(table_id, since, seat)`` (redacted, each with its ``seq``), ``log_since(table_id,
 since, limit)`` (the same log unredacted, as ``StoredEvent``), ``hand_events(loaded, seat)`` (the
-current hand's events, redacted), ``redact(stored, seat)``.
+current hand's events, redacted); ``app.table.views.event_for(stored, seat)`` redacts one.
 """
 
 from __future__ import annotations
@@ -43,26 +43,28 @@ from typing import Any
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
-from app.bots import DISPLAY_NAMES
-from app.engine import Event, RuleError, make_ruleset, view
-from app.engine.cards import commitment
-from app.logs import annotate
-from app.metrics import MOVE_COMMIT, TABLE_LOADS
-from app.service import clocks, names, notifications, ratings
-from app.service.commands import DECK_DESIGNS, Actor, Chat, Command, Context, Join, seat_of
-from app.service.errors import (
+from app.bus.hub import Hub, Notification
+from app.bus.message import Sent
+from app.engine import Event, MatchState, RuleError, make_ruleset
+from app.errors import (
     ConflictError,
-    NotFoundError,
     ServiceError,
 )
-from app.service.hub import Hub, Notification
+from app.logs import annotate
+from app.metrics import MOVE_COMMIT, TABLE_LOADS
+from app.service import names, ratings
 from app.service.lru import LRU
+from app.service.queries import TableQueries
 from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
-from app.store import Database, repo
-from app.store.models import Seat, Table, utcnow
-from app.store.outbox import Note
-from app.store.repo import Change, Committed, Loaded, SeatInfo, Sent, StoredEvent, TableRow
+from app.store import Database, commits, tables
+from app.store.idempotency import idempotent_response, purge_idempotent, save_idempotent
+from app.table import clock as clocks
+from app.table import views
+from app.table.commands import DECK_DESIGNS, Actor, Chat, Command, Join, seat_of
+from app.table.decide import decide, stale
+from app.table.model import Change, Committed, Loaded, Note, SeatInfo, TableRow
+from app.table.time import utcnow
 
 # In-process cache: the latest state of recently played tables.
 TABLE_CACHE = 4096
@@ -94,7 +96,7 @@ def _remember(
 ) -> None:
     """Save a response under the client's Idempotency-Key, in the transaction of its change."""
     if idempotency is not None:
-        repo.save_idempotent(
+        save_idempotent(
             conn,
             actor.player_id,
             idempotency.key,
@@ -104,8 +106,9 @@ def _remember(
         )
 
 
-class TableService:
-    """Players, tables and the command pipeline over one Database and one Hub."""
+class TableService(TableQueries):
+    """Players, tables and the command pipeline over one Database and one Hub (the read side:
+    ``TableQueries``)."""
 
     def __init__(
         self,
@@ -151,7 +154,7 @@ class TableService:
             await self.rate_limits.hit("players_ip", address)
         actor = Actor(uuid.uuid4().hex, name)
         async with self.db.write() as session:
-            await repo.add_player(session, actor.player_id, name)
+            await tables.add_player(session, actor.player_id, name)
             await session.flush()  # the token's row refers to the player's
             issued = await self.tokens.add(session, actor.player_id)
         return actor, issued.secret
@@ -160,42 +163,6 @@ class TableService:
         """The player holding ``token``; UnauthenticatedError when missing, unknown, revoked or
         expired (``app.service.tokens``)."""
         return await self.tokens.authenticate(token)
-
-    async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
-        """The actor's finished matches, newest first, from their side of the table."""
-        async with self.db.read() as session:
-            rows = await repo.finished_matches(session, actor.player_id)
-            changes = await ratings.changes_by_match(session, actor.player_id)
-        out = []
-        for match, players in rows:
-            mine = 0 if match.seat0_player_id == actor.player_id else 1
-            theirs = 1 - mine
-            opponent = players.get(theirs)
-            bot = match.seat1_bot_level if theirs else match.seat0_bot_level
-            out.append(
-                {
-                    "table_id": match.table_id,
-                    "match_number": match.match_number,
-                    "seat": mine,
-                    "opponent": None
-                    if opponent is None
-                    else {"id": opponent.id, "name": opponent.name},
-                    "opponent_bot": None
-                    if bot is None
-                    else {"level": bot, "name": DISPLAY_NAMES.get(bot)},
-                    "result": "win" if match.winner == mine else "loss",
-                    "reason": match.reason,
-                    "scores": {"you": match.scores[mine], "opponent": match.scores[theirs]},
-                    "final_scores": {
-                        "you": match.final_scores[mine],
-                        "opponent": match.final_scores[theirs],
-                    },
-                    "finished_at": match.finished_at.isoformat(),
-                    "match_id": f"{match.table_id}-{match.match_number}",
-                    "rating": changes.get((match.table_id, match.match_number)),
-                }
-            )
-        return out
 
     # Tables.
 
@@ -219,7 +186,7 @@ class TableService:
         rules = make_ruleset(preset, overrides)
         ratings.check_rated(rated, overrides)
         clock_state = clocks.parse_control(clock, self.clock_minimums)
-        table = Table(
+        table = TableRow(
             id=uuid.uuid4().hex,
             created_by=actor.player_id,
             preset=preset,
@@ -232,14 +199,6 @@ class TableService:
             created_at=utcnow(),
             rated=rated,
         )
-        seat = Seat(
-            table_id=table.id,
-            seat=0,
-            player_id=actor.player_id,
-            bot_level=None,
-            deck_design=deck_design,
-            joined_at=utcnow(),
-        )
         created = Event(
             "table_created",
             {
@@ -251,18 +210,18 @@ class TableService:
             },
         )
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
-        body = self.render(Loaded(TableRow.of(table), seats, None, clock_state), actor)
+        body = self.render(Loaded(table, seats, None, clock_state), actor)
 
         cap = self.max_open_tables
         if cap:  # a read first: a refusal then costs no write transaction
             async with self.db.read() as session:
-                if await repo.count_open_tables(session, actor.player_id) >= cap:
+                if await tables.count_open_tables(session, actor.player_id) >= cap:
                     raise _too_many_tables(cap)
 
         def write(conn: Connection) -> None:
-            if cap and repo.open_tables(conn, actor.player_id) >= cap:
+            if cap and tables.open_tables(conn, actor.player_id) >= cap:
                 raise _too_many_tables(cap)
-            repo.add_table(conn, table, seat, created, clock_state)
+            tables.add_table(conn, table, seats[0], created, clock_state)
             _remember(conn, actor, idempotency, 201, body)
 
         try:
@@ -274,32 +233,6 @@ class TableService:
                 raise
             return replay
         return Result(201, body)
-
-    async def table_id_by_invite(self, code: str) -> str:
-        async with self.db.read() as session:
-            table_id = await repo.table_id_by_invite(session, code)
-        if table_id is None:
-            raise NotFoundError("invite_not_found", "no table has this invite code")
-        return table_id
-
-    async def invite(self, code: str) -> dict[str, Any]:
-        """What an invite offers, before anyone accepts it: the table, who invites, its rules
-        and clock, and whether seat 1 is still free."""
-        loaded = await self.load(await self.table_id_by_invite(code))
-        table, host, guest = loaded.table, loaded.seat_info(0), loaded.seat_info(1)
-        inviter = None
-        if host is not None and host.player_id is not None:
-            inviter = {"id": host.player_id, "name": host.player_name}
-        return {
-            "table_id": table.id,
-            "inviter": inviter,
-            "seat_open": guest is None,
-            "status": table.status,
-            "preset": table.preset,
-            "rated": table.rated,
-            "rules": table.rules,
-            "clock": clocks.clock_view(loaded.clock, utcnow()),
-        }
 
     async def join(
         self,
@@ -318,64 +251,6 @@ class TableService:
                 "invite_mismatch", "this invite is for another table than the one you opened"
             )
         return await self.submit(invited, actor, Join(deck_design), idempotency=idempotency)
-
-    async def load(self, table_id: str) -> Loaded:
-        """The table, its seats and its match state (``loaded.table.version``, ``last_seq``)."""
-        loaded = await repo.load_table(self.db, table_id)
-        if loaded is None:
-            raise NotFoundError("table_not_found", f"no table {table_id!r}")
-        return loaded
-
-    async def table_view(self, table_id: str, actor: Actor | None) -> dict[str, Any]:
-        """The table as ``actor`` may see it (a seat's view, or a spectator's with None)."""
-        return self.render(await self.load(table_id), actor)
-
-    def render(self, loaded: Loaded, actor: Actor | None) -> dict[str, Any]:
-        table = loaded.table
-        seat = seat_of(loaded, actor)
-        out: dict[str, Any] = {
-            "table_id": table.id,
-            "version": table.version,
-            "seq": table.last_seq,
-            "status": table.status,
-            "preset": table.preset,
-            "rated": table.rated,
-            "rules": table.rules,
-            "match_number": table.match_number,
-            "you": seat,
-            "role": "spectator" if seat is None else "seat",
-            "seats": [_seat_json(loaded, s) for s in (0, 1)],
-            "game": None if loaded.state is None else view(loaded.state, seat),
-            "clock": clocks.clock_view(loaded.clock, utcnow()),
-        }
-        if seat == 0 and loaded.seat_info(1) is None:
-            out["invite_code"] = table.invite_code
-            out["invite_url"] = f"{self.public_url}/v1/invites/{table.invite_code}"
-        return out
-
-    async def events_since(
-        self, table_id: str, since: int, seat: int | None, limit: int | None = None
-    ) -> list[dict[str, Any]]:
-        """The log after seq ``since``, each event redacted for ``seat`` (None: spectator)."""
-        return [redact(stored, seat) for stored in await self.log_since(table_id, since, limit)]
-
-    async def hand_events(self, loaded: Loaded, seat: int) -> list[dict[str, Any]]:
-        """The events of the current hand of ``loaded`` so far, each redacted for ``seat``."""
-        state = loaded.state
-        if state is None:
-            return []
-        table = loaded.table
-        async with self.db.read() as session:
-            number = state.hand.number
-            stored = await repo.hand_events(session, table.id, table.match_number, number)
-        return [redact(s, seat) for s in stored]
-
-    async def log_since(
-        self, table_id: str, since: int, limit: int | None = None
-    ) -> list[StoredEvent]:
-        """The log after seq ``since``, unredacted: for transport that redacts per recipient."""
-        async with self.db.read() as session:
-            return await repo.events_since(session, table_id, since, limit)
 
     # The pipeline.
 
@@ -407,8 +282,20 @@ class TableService:
                     table_id, actor, command, expected_version, cached=cached
                 )
                 fresh_attempts += fresh
+                # A rated result: the table it finished on, and the final state.
+                rated = (loaded, change.state) if change.rated_result and change.state else None
 
-                def remember(conn: Connection, committed: Committed) -> dict[str, Any]:
+                def also(
+                    conn: Connection,
+                    committed: Committed,
+                    rated: tuple[Loaded, MatchState] | None = rated,
+                ) -> dict[str, Any] | None:
+                    # The same transaction, after the table's writes: a rated result's
+                    # ratings, then the response kept under the Idempotency-Key.
+                    if rated is not None:
+                        ratings.rate_match(conn, *rated)
+                    if idempotency is None:
+                        return None
                     body = self._response(committed, actor)
                     _remember(conn, actor, idempotency, 200, body)
                     return body
@@ -416,16 +303,17 @@ class TableService:
                 started = time.perf_counter()
                 try:
                     # Without a key the body is rendered after the commit.
-                    committed, saved = await repo.commit(
-                        self.db, loaded, change, None if idempotency is None else remember
+                    needs_also = idempotency is not None or rated is not None
+                    committed, saved = await commits.commit(
+                        self.db, loaded, change, also if needs_also else None
                     )
-                except repo.VersionConflictError:
+                except commits.VersionConflictError:
                     # Another process wrote the table: our cache of it is stale, and a
                     # race lost on a fresh load is retried once.
                     self._tables.pop(table_id)
                     cached = False
                     if expected_version is not None or fresh_attempts == 2:
-                        raise _stale(None, expected_version) from None
+                        raise stale(None, expected_version) from None
                     continue
                 except IntegrityError:
                     # The same Idempotency-Key committed by a concurrent request elsewhere.
@@ -462,23 +350,29 @@ class TableService:
         reason = "stale" if not cached else "uncached"
         if loaded is not None:
             with contextlib.suppress(ServiceError, RuleError):
-                change = _decide_on(
-                    loaded,
-                    actor,
-                    command,
-                    expected_version,
-                    self.abandon_after,
-                    warn_at=self.warn_at,
-                )
+                change = self._decide_now(loaded, actor, command, expected_version)
                 return loaded, change, False
             reason = "refusal"
         TABLE_LOADS.labels(reason).inc()
         loaded = await self.load(table_id)
         self._keep(loaded)
-        change = _decide_on(
-            loaded, actor, command, expected_version, self.abandon_after, warn_at=self.warn_at
-        )
+        change = self._decide_now(loaded, actor, command, expected_version)
         return loaded, change, True
+
+    def _decide_now(
+        self, loaded: Loaded, actor: Actor, command: Command, expected_version: int | None
+    ) -> Change:
+        """``app.table.decide.decide`` at the server's time, with a fresh seed."""
+        return decide(
+            loaded,
+            actor,
+            command,
+            expected_version,
+            self.abandon_after,
+            now=utcnow(),
+            seed=secrets.token_hex(32),
+            warn_at=self.warn_at,
+        )
 
     def _cached(self, table_id: str) -> Loaded | None:
         entry = self._tables.get(table_id)
@@ -522,7 +416,7 @@ class TableService:
 
     async def _replay(self, actor: Actor, idempotency: Idempotency) -> Result | None:
         async with self.db.read() as session:
-            row = await repo.idempotent_response(session, actor.player_id, idempotency.key)
+            row = await idempotent_response(session, actor.player_id, idempotency.key)
         if row is None:
             return None
         if row.fingerprint != idempotency.fingerprint:
@@ -531,16 +425,11 @@ class TableService:
             )
         return Result(row.status_code, row.body, replayed=True)
 
-    async def tables_in_play(self) -> int:
-        """How many tables in the database have a match being played."""
-        async with self.db.read() as session:
-            return await repo.tables_in_play(session)
-
     async def purge_idempotency_keys(self, older_than: timedelta) -> int:
         """Forget idempotent responses older than ``older_than`` (a retry after that applies
         anew); how many were forgotten."""
         async with self.db.write() as session:
-            return await repo.purge_idempotent(session, utcnow() - older_than)
+            return await purge_idempotent(session, utcnow() - older_than)
 
     def _response(self, committed: Committed, actor: Actor) -> dict[str, Any]:
         seat = seat_of(committed.after, actor)
@@ -548,84 +437,9 @@ class TableService:
         return {
             "version": committed.version,
             "seq": committed.last_seq,
-            "events": [redact(s, seat) for s in committed.stored],
+            "events": [views.event_for(s, seat) for s in committed.stored],
             "table": self.render(committed.after, actor),
         }
-
-    # Hand history.
-
-    async def hand_history(self, table_id: str, hand: int, match: int | None) -> dict[str, Any]:
-        """A finished hand in full: deal, every event, result, seed, nonce and commitment."""
-        async with self.db.read() as session:
-            loaded = await repo.load(session, table_id)
-            if loaded is None:
-                raise NotFoundError("table_not_found", f"no table {table_id!r}")
-            match = loaded.table.match_number if match is None else match
-            rows = await repo.hand_rows(session, table_id, match, hand)
-            state = await repo.load_match_state(session, table_id, match)
-        if not rows or state is None:
-            raise NotFoundError("hand_not_found", f"match {match} has no hand {hand}")
-        events = [(r, Event.from_dict(r.data)) for r in rows]
-        result = next((e.public for _, e in events if e.type == "hand_over"), None)
-        resigned = state.status == "finished" and state.hand.number == hand
-        if result is None and not resigned:
-            raise ConflictError(
-                "hand_not_finished",
-                f"hand {hand} is still being played; its history opens when it ends",
-            )
-        start_row, start = events[0]
-        assert start.type == "hand_started" and start_row.secret is not None
-        seed, nonce = (
-            (result["seed"], result["nonce"]) if result else (state.hand.seed, state.hand.nonce)
-        )
-        dealer = start.public["dealer"]
-        return {
-            "table_id": table_id,
-            "match_number": match,
-            "hand_number": hand,
-            "ended_by": "hand_over" if result else state.finish_reason,
-            "commitment": start.public["commitment"],
-            "seed": seed,
-            "nonce": nonce,
-            "commitment_valid": commitment(seed, nonce) == start.public["commitment"],
-            "dealer": dealer,
-            "deal": {
-                "hands": [start.private[0]["hand"], start.private[1]["hand"]],
-                "upcard": start.public["upcard"],
-                "stock": start_row.secret["stock"],
-            },
-            "events": [{"seq": r.seq, **e.to_dict()} for r, e in events],
-            "result": result,
-        }
-
-
-def _decide_on(
-    loaded: Loaded,
-    actor: Actor,
-    command: Command,
-    expected_version: int | None,
-    abandon_after: timedelta,
-    *,
-    warn_at: float = 0.0,
-) -> Change:
-    if expected_version is not None and loaded.table.version != expected_version:
-        raise _stale(loaded.table.version, expected_version)
-    now = utcnow()
-    seat = seat_of(loaded, actor)
-    context = Context(loaded, actor, seat, secrets.token_hex(32), now, abandon_after)
-    change = command.decide(context)
-    clocks.attach(loaded, change, actor, now)
-    ratings.attach(loaded, change)
-    # The notifications it causes, written with it (``app.store.outbox``) and sent live.
-    after = repo.project(loaded, change)
-    change.notes = [
-        Note.new(n.player_id, n.type, n.table_id, n.data)
-        for n in _notifications(loaded, after, actor)
-    ]
-    warning = notifications.time_running_out(loaded, change, now, warn_at)
-    if warning is not None:
-        change.notes.append(warning)
-    return change
 
 
 def _due_to(notes: list[Note], written: int) -> list[str]:
@@ -640,14 +454,6 @@ def _live(note: Note) -> Notification:
     return Notification(note.player_id, note.kind, note.table_id or "", note.payload)
 
 
-def redact(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
-    """A logged event as ``seat`` (None: a spectator) may receive it, with its seq; one with
-    nothing for that recipient (the seats' chat, for a spectator) is a ``skip``."""
-    if not stored.event.visible_to(seat):
-        return {"seq": stored.seq, "type": "skip"}
-    return {"seq": stored.seq, **stored.event.for_recipient(seat)}
-
-
 def _order(entry: Loaded | Sent) -> tuple[int, int]:
     if isinstance(entry, Sent):
         return entry.order
@@ -658,77 +464,3 @@ def _too_many_tables(cap: int) -> ConflictError:
     return ConflictError(
         "too_many_open_tables", f"you sit at {cap} tables not finished: finish or resign one first"
     )
-
-
-def _stale(current: int | None, expected: int | None) -> ConflictError:
-    now = "" if current is None else f"; the table is at version {current}"
-    return ConflictError("stale_version", f"the table changed since version {expected}{now}")
-
-
-def _seat_json(loaded: Loaded, seat: int) -> dict[str, Any]:
-    info = loaded.seat_info(seat)
-    if info is None:
-        return {
-            "seat": seat,
-            "player": None,
-            "bot_level": None,
-            "bot_name": None,
-            "deck_design": None,
-        }
-    player = None if info.player_id is None else {"id": info.player_id, "name": info.player_name}
-    return {
-        "seat": seat,
-        "player": player,
-        "bot_level": info.bot_level,
-        "bot_name": None if info.bot_level is None else DISPLAY_NAMES.get(info.bot_level),
-        "deck_design": info.deck_design,
-    }
-
-
-def _notifications(before: Loaded, after: Loaded, actor: Actor) -> list[Notification]:
-    """your_turn when the turn passes to a player, opponent_joined, match_finished."""
-    table_id = after.table.id
-    out: list[Notification] = []
-    joined = after.seat_info(1)
-    if before.seat_info(1) is None and joined is not None and joined.player_id is not None:
-        creator = after.seat_info(0)
-        if creator is not None and creator.player_id is not None:
-            out.append(
-                Notification(
-                    creator.player_id,
-                    "opponent_joined",
-                    table_id,
-                    {"player": {"id": joined.player_id, "name": joined.player_name}},
-                )
-            )
-    state = after.state
-    if state is None or state is before.state:
-        return out
-    if state.status == "finished" and (before.state is None or before.state.status != "finished"):
-        for info in after.seats:
-            if info.player_id is not None:
-                out.append(
-                    Notification(
-                        info.player_id,
-                        "match_finished",
-                        table_id,
-                        {
-                            "winner": state.winner,
-                            "reason": state.finish_reason,
-                            "final_scores": state.final_scores,
-                        },
-                    )
-                )
-        return out
-    if state.status == "playing" and state.hand.phase != "over":
-        turn = after.seat_info(state.hand.turn)
-        if turn is not None and turn.player_id is not None and turn.player_id != actor.player_id:
-            out.append(
-                Notification(
-                    turn.player_id,
-                    "your_turn",
-                    table_id,
-                    {"hand_number": state.hand.number, "phase": state.hand.phase},
-                )
-            )
-    return out

@@ -1,0 +1,1 @@
+"""The bus: the in-process hub, Redis between processes, and the message form they carry."""

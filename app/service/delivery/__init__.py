@@ -1,0 +1,1 @@
+"""Delivery: the notification channels, the players' preferences, webhooks, Web Push and egress."""

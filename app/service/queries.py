@@ -1,0 +1,180 @@
+"""The read side of the tables service: a table's view, its log, a finished hand, the history.
+
+Nothing here writes: ``TableService`` (``app.service.pipeline``) adds the command pipeline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.bots import DISPLAY_NAMES
+from app.engine import Event
+from app.engine.cards import commitment
+from app.errors import ConflictError, NotFoundError
+from app.service import ratings
+from app.store import Database, tables
+from app.store.log import events_since, finished_matches, hand_events, hand_rows
+from app.table import clock as clocks
+from app.table import views
+from app.table.commands import Actor, seat_of
+from app.table.model import Loaded, StoredEvent
+from app.table.time import utcnow
+
+
+class TableQueries:
+    """The tables' read models over one Database."""
+
+    db: Database
+    public_url: str
+
+    async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
+        """The actor's finished matches, newest first, from their side of the table."""
+        async with self.db.read() as session:
+            rows = await finished_matches(session, actor.player_id)
+            changes = await ratings.changes_by_match(session, actor.player_id)
+        out = []
+        for match, players in rows:
+            mine = 0 if match.seat0_player_id == actor.player_id else 1
+            theirs = 1 - mine
+            opponent = players.get(theirs)
+            bot = match.seat1_bot_level if theirs else match.seat0_bot_level
+            out.append(
+                {
+                    "table_id": match.table_id,
+                    "match_number": match.match_number,
+                    "seat": mine,
+                    "opponent": None
+                    if opponent is None
+                    else {"id": opponent.id, "name": opponent.name},
+                    "opponent_bot": None
+                    if bot is None
+                    else {"level": bot, "name": DISPLAY_NAMES.get(bot)},
+                    "result": "win" if match.winner == mine else "loss",
+                    "reason": match.reason,
+                    "scores": {"you": match.scores[mine], "opponent": match.scores[theirs]},
+                    "final_scores": {
+                        "you": match.final_scores[mine],
+                        "opponent": match.final_scores[theirs],
+                    },
+                    "finished_at": match.finished_at.isoformat(),
+                    "match_id": f"{match.table_id}-{match.match_number}",
+                    "rating": changes.get((match.table_id, match.match_number)),
+                }
+            )
+        return out
+
+    async def table_id_by_invite(self, code: str) -> str:
+        async with self.db.read() as session:
+            table_id = await tables.table_id_by_invite(session, code)
+        if table_id is None:
+            raise NotFoundError("invite_not_found", "no table has this invite code")
+        return table_id
+
+    async def invite(self, code: str) -> dict[str, Any]:
+        """What an invite offers, before anyone accepts it: the table, who invites, its rules
+        and clock, and whether seat 1 is still free."""
+        loaded = await self.load(await self.table_id_by_invite(code))
+        table, host, guest = loaded.table, loaded.seat_info(0), loaded.seat_info(1)
+        inviter = None
+        if host is not None and host.player_id is not None:
+            inviter = {"id": host.player_id, "name": host.player_name}
+        return {
+            "table_id": table.id,
+            "inviter": inviter,
+            "seat_open": guest is None,
+            "status": table.status,
+            "preset": table.preset,
+            "rated": table.rated,
+            "rules": table.rules,
+            "clock": clocks.clock_view(loaded.clock, utcnow()),
+        }
+
+    async def load(self, table_id: str) -> Loaded:
+        """The table, its seats and its match state (``loaded.table.version``, ``last_seq``)."""
+        loaded = await tables.load_table(self.db, table_id)
+        if loaded is None:
+            raise NotFoundError("table_not_found", f"no table {table_id!r}")
+        return loaded
+
+    async def table_view(self, table_id: str, actor: Actor | None) -> dict[str, Any]:
+        """The table as ``actor`` may see it (a seat's view, or a spectator's with None)."""
+        return self.render(await self.load(table_id), actor)
+
+    def render(self, loaded: Loaded, actor: Actor | None) -> dict[str, Any]:
+        """The table's JSON as ``actor`` may see it (``app.table.views``)."""
+        return views.table_view(loaded, seat_of(loaded, actor), utcnow(), self.public_url)
+
+    async def events_since(
+        self, table_id: str, since: int, seat: int | None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The log after seq ``since``, each event redacted for ``seat`` (None: spectator)."""
+        return [
+            views.event_for(stored, seat) for stored in await self.log_since(table_id, since, limit)
+        ]
+
+    async def hand_events(self, loaded: Loaded, seat: int) -> list[dict[str, Any]]:
+        """The events of the current hand of ``loaded`` so far, each redacted for ``seat``."""
+        state = loaded.state
+        if state is None:
+            return []
+        table = loaded.table
+        async with self.db.read() as session:
+            number = state.hand.number
+            stored = await hand_events(session, table.id, table.match_number, number)
+        return [views.event_for(s, seat) for s in stored]
+
+    async def log_since(
+        self, table_id: str, since: int, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The log after seq ``since``, unredacted: for transport that redacts per recipient."""
+        async with self.db.read() as session:
+            return await events_since(session, table_id, since, limit)
+
+    async def tables_in_play(self) -> int:
+        """How many tables in the database have a match being played."""
+        async with self.db.read() as session:
+            return await tables.tables_in_play(session)
+
+    async def hand_history(self, table_id: str, hand: int, match: int | None) -> dict[str, Any]:
+        """A finished hand in full: deal, every event, result, seed, nonce and commitment."""
+        async with self.db.read() as session:
+            loaded = await tables.load(session, table_id)
+            if loaded is None:
+                raise NotFoundError("table_not_found", f"no table {table_id!r}")
+            match = loaded.table.match_number if match is None else match
+            rows = await hand_rows(session, table_id, match, hand)
+            state = await tables.load_match_state(session, table_id, match)
+        if not rows or state is None:
+            raise NotFoundError("hand_not_found", f"match {match} has no hand {hand}")
+        events = [(r, Event.from_dict(r.data)) for r in rows]
+        result = next((e.public for _, e in events if e.type == "hand_over"), None)
+        resigned = state.status == "finished" and state.hand.number == hand
+        if result is None and not resigned:
+            raise ConflictError(
+                "hand_not_finished",
+                f"hand {hand} is still being played; its history opens when it ends",
+            )
+        start_row, start = events[0]
+        assert start.type == "hand_started" and start_row.secret is not None
+        seed, nonce = (
+            (result["seed"], result["nonce"]) if result else (state.hand.seed, state.hand.nonce)
+        )
+        dealer = start.public["dealer"]
+        return {
+            "table_id": table_id,
+            "match_number": match,
+            "hand_number": hand,
+            "ended_by": "hand_over" if result else state.finish_reason,
+            "commitment": start.public["commitment"],
+            "seed": seed,
+            "nonce": nonce,
+            "commitment_valid": commitment(seed, nonce) == start.public["commitment"],
+            "dealer": dealer,
+            "deal": {
+                "hands": [start.private[0]["hand"], start.private[1]["hand"]],
+                "upcard": start.public["upcard"],
+                "stock": start_row.secret["stock"],
+            },
+            "events": [{"seq": r.seq, **e.to_dict()} for r, e in events],
+            "result": result,
+        }

@@ -1,0 +1,1 @@
+"""Workers: loops that hold database leases and act through the pipeline."""

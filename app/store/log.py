@@ -1,0 +1,90 @@
+"""The event log and the finished matches, as read back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.engine import Event
+from app.store.models import EventRow, FinishedMatch, Player
+from app.table.model import StoredEvent
+
+
+async def events_since(
+    session: AsyncSession, table_id: str, since: int, limit: int | None = None
+) -> list[StoredEvent]:
+    """The log of ``table_id`` after seq ``since``, oldest first (at most ``limit`` rows)."""
+    query = (
+        select(EventRow)
+        .where(EventRow.table_id == table_id, EventRow.seq > since)
+        .order_by(EventRow.seq)
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    rows = (await session.execute(query)).scalars().all()
+    return [_stored(r) for r in rows]
+
+
+def _stored(row: EventRow) -> StoredEvent:
+    return StoredEvent(
+        row.table_id, row.seq, row.match_number, row.hand_number, Event.from_dict(row.data)
+    )
+
+
+async def hand_events(
+    session: AsyncSession, table_id: str, match: int, hand: int
+) -> list[StoredEvent]:
+    """The logged events of one hand so far, oldest first."""
+    return [_stored(r) for r in await hand_rows(session, table_id, match, hand)]
+
+
+async def hand_rows(
+    session: AsyncSession, table_id: str, match: int, hand: int
+) -> Sequence[EventRow]:
+    """Every logged event of one hand, oldest first (secret columns included)."""
+    query = select(EventRow).where(
+        EventRow.table_id == table_id, EventRow.match_number == match, EventRow.hand_number == hand
+    )
+    return (await session.execute(query.order_by(EventRow.seq))).scalars().all()
+
+
+async def finished_matches(
+    session: AsyncSession, player_id: str
+) -> list[tuple[FinishedMatch, dict[int, Player]]]:
+    """The player's finished matches, newest first, with both seats' players."""
+    matches = (
+        (
+            await session.execute(
+                select(FinishedMatch)
+                .where(
+                    or_(
+                        FinishedMatch.seat0_player_id == player_id,
+                        FinishedMatch.seat1_player_id == player_id,
+                    )
+                )
+                .order_by(FinishedMatch.finished_at.desc())
+            )
+        )
+        .scalars()
+        .all()
+    )
+    ids = {pid for m in matches for pid in (m.seat0_player_id, m.seat1_player_id) if pid}
+    players = (
+        {
+            p.id: p
+            for p in (await session.execute(select(Player).where(Player.id.in_(ids)))).scalars()
+        }
+        if ids
+        else {}
+    )
+    out = []
+    for m in matches:
+        seats = {
+            s: players[pid]
+            for s, pid in ((0, m.seat0_player_id), (1, m.seat1_player_id))
+            if pid in players
+        }
+        out.append((m, seats))
+    return out

@@ -1,0 +1,50 @@
+// The stock and the discard pile: each a button when the view lists drawing from it.
+import { CardBack, CardFace } from "../cards";
+import { cardName, t } from "../i18n";
+import type { HandView } from "../types";
+
+export function Piles(props: {
+  hand: HandView;
+  actions: Set<string>;
+  stockEnding: boolean;
+  move: (path: string, body?: Record<string, unknown>) => void;
+}) {
+  const { hand, actions, stockEnding, move } = props;
+  const top_card = hand.discard_pile[hand.discard_pile.length - 1];
+  const canDrawStock = actions.has("draw_stock");
+  const canTakePile = actions.has("draw_discard") || actions.has("take_upcard");
+  const takePile = () => move(actions.has("take_upcard") ? "moves/take-upcard" : "moves/draw", actions.has("take_upcard") ? {} : { source: "discard" });
+
+  return (
+    <>
+      <div class={`pile stock${stockEnding ? " ending" : ""}`}>
+        {canDrawStock ? (
+          <button
+            type="button"
+            class="pile-button"
+            data-nav="up"
+            aria-label={t("stockCards", { n: hand.stock_size })}
+            onClick={() => move("moves/draw", { source: "stock" })}
+          >
+            <CardBack />
+          </button>
+        ) : (
+          <CardBack />
+        )}
+        <span class="pile-count">{t("stockCount", { n: hand.stock_size })}</span>
+      </div>
+      <div class="pile pile-discard" data-drop="discard">
+        {top_card && canTakePile ? (
+          <button type="button" class="pile-button" data-nav="up" aria-label={t("discardTop", { card: cardName(top_card) })} onClick={takePile}>
+            <CardFace code={top_card} labelled={false} />
+          </button>
+        ) : top_card ? (
+          <CardFace code={top_card} />
+        ) : (
+          <span class="card empty" aria-label={t("discardEmpty")} role="img" />
+        )}
+        <span class="pile-count">{t("discardPile")}</span>
+      </div>
+    </>
+  );
+}
