@@ -1,8 +1,9 @@
-"""API tests run against a real uvicorn, once on a SQLite file and once on PostgreSQL.
+"""Server tests run against a real uvicorn, once on a SQLite file and once on PostgreSQL.
 
-The ``database_url`` fixture is parametrised: ``sqlite`` is a fresh file in a temp dir and
-``postgresql`` a fresh database on this machine's server (dropped at the end). Each gets one
-session-wide server; tests that restart or double the server start their own on the same URL.
+The ``database_url`` fixture (``tests/conftest.py``, shared by every folder) is parametrised:
+``sqlite`` is a fresh file in a temp dir and ``postgresql`` a fresh database on this machine's
+server (dropped at the end). Each gets one session-wide server; tests that restart or double
+the server start their own on the same URL.
 """
 
 from __future__ import annotations
@@ -13,19 +14,16 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import asyncpg
-import httpx
 import pytest
 import uvicorn
 
 from app.api.edge.protocols import uvicorn_options
 from app.main import create_app
 from app.settings import Settings
-from tests.api.receiver import Receiver
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -123,17 +121,9 @@ def pg_database(prefix: str, *settings: str) -> Iterator[str]:
         asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
-def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    if request.param == "sqlite":
-        path: Path = tmp_path_factory.mktemp("db") / "ginrummy.db"
-        yield f"sqlite+aiosqlite:///{path}"
-        return
-    # Durability is not under test here; speed is welcome.
-    with pg_database("ginrummy_test", "synchronous_commit = off") as url:
-        yield url
+# For a test whose subject is not the database (documents, the edge, input checks, error
+# mapping, redaction): run it once, on SQLite, rather than on both.
+sqlite_only = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
 @contextlib.contextmanager
@@ -147,35 +137,3 @@ def own_database(like: str, tmp_path_factory: pytest.TempPathFactory, prefix: st
         return
     with pg_database(f"ginrummy_{prefix}", "synchronous_commit = off") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def module_db(
-    request: pytest.FixtureRequest, database_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """The module's own database of each kind (``own_database``), for the servers it starts;
-    its tests on the session ``server`` keep ``database_url``."""
-    prefix = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
-    with own_database(database_url, tmp_path_factory, prefix) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def server(database_url: str) -> Iterator[Server]:
-    running = start_server(database_url)
-    yield running
-    running.stop()
-
-
-@pytest.fixture
-async def client(server: Server) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
-        yield http
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    """A webhook receiver on a loopback port of its own (``tests/api/receiver.py``)."""
-    running = Receiver().start()
-    yield running
-    running.stop()

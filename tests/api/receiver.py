@@ -10,7 +10,6 @@ import hmac
 import json
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -83,17 +82,6 @@ class Receiver:
     def all(self, path: str) -> list[Received]:
         with self.lock:
             return [r for r in self.received if r.path == path]
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
-    """Poll ``check`` until it returns something truthy; that value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what or check}"
-        time.sleep(0.05)
 
 
 def verify(secret: str, request: Received, tolerance: float = 300) -> bool:

@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from tests.api.conftest import start_server
 from tests.api.helpers import JSON, get_table, seated_table, step
 from tests.api.test_live import ws_url
+from tests.waiting import until
 
 READERS = 200
 SLOW = 20
@@ -56,9 +57,7 @@ async def test_spectators_that_stop_reading_cost_the_others_nothing(tmp_path: Pa
                 Spectator(await connect(ws_url(server, path), proxy=None)) for _ in range(READERS)
             ]
             head = (await get_table(client, table_id, None))["seq"]
-            async with asyncio.timeout(60):
-                while any(not r.seqs for r in readers):
-                    await asyncio.sleep(0.05)
+            await until(lambda: all(r.seqs for r in readers), timeout=60)
             # Spectators that stop reading: the server's sends to them back up.
             stalled = [
                 await connect(ws_url(server, path), proxy=None, max_queue=1) for _ in range(SLOW)
@@ -69,9 +68,8 @@ async def test_spectators_that_stop_reading_cost_the_others_nothing(tmp_path: Pa
             for _ in range(MOVES):  # the players move while the stalled ones hold nothing up
                 view = (await step(client, table_id, players, view))["table"]
             assert view is not None
-            async with asyncio.timeout(120):
-                while any(r.seqs[-1] < view["seq"] for r in readers):
-                    await asyncio.sleep(0.05)
+            last = view["seq"]
+            await until(lambda: all(r.seqs[-1] >= last for r in readers), timeout=120)
             for r in readers:
                 assert r.seqs == list(range(head, view["seq"] + 1))  # the view, then every event
                 assert not r.task.done()  # still connected

@@ -7,9 +7,10 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from tests.api.conftest import Server
+from tests.api.conftest import Server, sqlite_only
 
 
+@sqlite_only
 async def test_the_api_docs_need_no_other_host(server: Server, client: httpx.AsyncClient) -> None:
     here = urlsplit(server.url).netloc
     for page in ("/docs", "/redoc"):

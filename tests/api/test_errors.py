@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from tests.api.conftest import sqlite_only
 from tests.api.helpers import JSON, Player, get_table, new_player, new_table, seated_table
 
 
@@ -34,6 +35,7 @@ async def _refused(
     return error
 
 
+@sqlite_only
 async def test_401_missing_or_bad_token(client: httpx.AsyncClient) -> None:
     table_id, (p0, _) = await seated_table(client)
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic eDp5"}):
@@ -51,6 +53,7 @@ async def test_401_missing_or_bad_token(client: httpx.AsyncClient) -> None:
     assert (await get_table(client, table_id, p0))["game"]["match"]["status"] == "playing"
 
 
+@sqlite_only
 async def test_403_not_your_seat(client: httpx.AsyncClient) -> None:
     table_id, (p0, p1) = await seated_table(client, start=False)
     stranger = await new_player(client)
@@ -207,6 +210,7 @@ async def test_409_rules_and_table_state_say_no(client: httpx.AsyncClient) -> No
         )
 
 
+@sqlite_only
 async def test_422_malformed_bodies(client: httpx.AsyncClient) -> None:
     table_id, (p0, _) = await seated_table(client)
     base = f"/v1/tables/{table_id}"
@@ -274,6 +278,7 @@ async def test_hostile_input_is_refused_never_a_500(client: httpx.AsyncClient) -
     assert (await client.get("/readyz")).status_code == 200
 
 
+@sqlite_only
 async def test_405_allow_lists_every_method_of_the_path(client: httpx.AsyncClient) -> None:
     table_id, _ = await seated_table(client)
     r = await client.options(f"/v1/tables/{table_id}/bot")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.api.conftest import Server, start_server
+from tests.api.conftest import Server, sqlite_only, start_server
 from tests.api.helpers import get_table, seated_table
 from tests.api.test_observability import samples, value
 from tests.api.test_rate_limits import clear_of_a_window_edge
@@ -64,6 +64,7 @@ async def test_a_plain_move_gets_its_request_id_cors_and_vary(
     assert counted == {"200": 2, "409": 1, "422": 1}
 
 
+@sqlite_only
 async def test_a_plain_move_over_the_token_limit_is_429_and_counted(database_url: str) -> None:
     server = start_server(database_url, rate_limit_token="8/minute", rate_limit_ip="")
     try:

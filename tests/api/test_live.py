@@ -32,6 +32,7 @@ from app.store import Database, tables
 from app.table.model import StoredEvent
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import JSON, Player, get_table, new_player, seated_table, step, strings_in
+from tests.waiting import until
 
 SEQUENCED = ("view", "event", "skip")
 
@@ -668,7 +669,7 @@ async def test_a_client_that_stops_reading_is_closed_4008_after_what_was_queued(
                 writer.write(bad_move * 100)
                 await writer.drain()
             # Still not reading when the server's grace for a full queue runs out.
-            await asyncio.sleep(SEND_GRACE + 2)
+            await until(lambda: _slow_consumers() > slow_before, timeout=SEND_GRACE + 60)
             # Everything up to the close frame (the server reads and drops what we sent).
             while CLOSE_4008 not in b"".join(chunks[-2:]):
                 chunk = await reader.read(65536)

@@ -16,9 +16,10 @@ import orjson
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
-from tests.api.conftest import Server, _free_port, start_server
+from tests.api.conftest import Server, _free_port, sqlite_only, start_server
 from tests.api.helpers import seated_table, step
 from tests.api.processes import start_process, stop
+from tests.waiting import until
 
 MOVES = "/v1/tables/{table_id}/moves/"
 
@@ -49,6 +50,7 @@ def move_requests(metrics: dict[Any, float]) -> float:
     )
 
 
+@sqlite_only
 async def test_metrics_count_requests_and_move_commits(
     client: httpx.AsyncClient, server: Server
 ) -> None:
@@ -77,6 +79,7 @@ async def test_metrics_count_requests_and_move_commits(
     assert value(after, "ginrummy_tables_in_play") >= 1
 
 
+@sqlite_only
 async def test_open_sockets_gauge_follows_a_connection(
     client: httpx.AsyncClient, server: Server
 ) -> None:
@@ -87,10 +90,11 @@ async def test_open_sockets_gauge_follows_a_connection(
     async with connect(url, proxy=None) as ws:
         await ws.recv()
         assert value(await samples(client), gauge, route=route) == before + 1
-    deadline = time.monotonic() + 30
-    while value(await samples(client), gauge, route=route) != before:
-        assert time.monotonic() < deadline, "the gauge did not come down"
-        await asyncio.sleep(0.05)
+
+    async def down() -> bool:
+        return value(await samples(client), gauge, route=route) == before
+
+    await until(down, what="the gauge to come down")
 
 
 async def _poll_lines(log: Path, found: Any) -> list[dict[str, Any]]:
@@ -181,6 +185,7 @@ async def test_json_logs_carry_request_ids_tables_and_seats_but_no_token(tmp_pat
         assert player.token not in text
 
 
+@sqlite_only
 async def test_readyz_names_the_dependency_that_failed(database_url: str, tmp_path: Path) -> None:
     closed = _free_port()
     degraded = start_process(

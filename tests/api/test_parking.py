@@ -40,6 +40,7 @@ from tests.api.test_live import (
     listen,
     ws_url,
 )
+from tests.waiting import until
 
 ROUTE = "/v1/tables/{table_id}/ws"
 SEQUENCED = ("view", "event", "skip")
@@ -65,10 +66,8 @@ def _parked(server: Server, table_id: str) -> list[Parked]:
 
 
 async def _until_parked(server: Server, table_id: str, count: int) -> list[Parked]:
-    async with asyncio.timeout(10):
-        while len(parked := _parked(server, table_id)) < count:
-            await asyncio.sleep(0.01)
-    return parked
+    await until(lambda: len(_parked(server, table_id)) >= count, timeout=10, every=0.01)
+    return _parked(server, table_id)
 
 
 def _sample(name: str, **labels: str) -> float:
@@ -112,12 +111,14 @@ async def test_a_parked_spectator_gets_every_seq_and_answers_as_through_asgi(
             await rec.reach(view["seq"])
             sequenced = [m["seq"] for m in rec.messages if m["type"] in SEQUENCED]
             assert sequenced == list(range(start, view["seq"] + 1))
-        async with asyncio.timeout(10):  # the member left the feed, the session ended
-            app: Any = server.uvicorn.config.app
-            while app.state.feeds.feed_of(table_id) is not None or (
-                _sample("ginrummy_websockets_open", route=ROUTE) != open_before
-            ):
-                await asyncio.sleep(0.02)
+        app: Any = server.uvicorn.config.app
+        await until(  # the member left the feed, the session ended
+            lambda: (
+                app.state.feeds.feed_of(table_id) is None
+                and _sample("ginrummy_websockets_open", route=ROUTE) == open_before
+            ),
+            timeout=10,
+        )
         closed = _sample("ginrummy_websocket_sessions_total", route=ROUTE, code="1000")
         assert closed == closed_before + 2  # the seat's and the parked spectator's
         # The table is still served to a new spectator.
@@ -202,7 +203,8 @@ async def test_a_parked_spectator_that_stops_reading_is_closed_4008_after_what_w
             for _ in range(MESSAGES // 100):
                 writer.write(bad * 100)
                 await writer.drain()
-            await asyncio.sleep(SEND_GRACE + 2)  # still not reading when the grace runs out
+            # Still not reading when the grace runs out (SEND_GRACE after the queue filled).
+            await until(lambda: _slow_consumers() > slow_before, timeout=SEND_GRACE + 60)
             while CLOSE_4008 not in b"".join(chunks[-2:]):
                 chunk = await reader.read(65536)
                 assert chunk, "the server hung up without the 4008 close frame"

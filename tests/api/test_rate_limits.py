@@ -16,7 +16,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from tests.api.conftest import _free_port, pg_database, start_server
+from tests.api.conftest import _free_port, pg_database, sqlite_only, start_server
 from tests.api.helpers import new_player, seated_table
 from tests.api.processes import processes
 
@@ -95,6 +95,7 @@ def a_port(url: str) -> int:
     return int(url.rsplit(":", 1)[1])
 
 
+@sqlite_only
 async def test_a_socket_over_its_limit_gets_an_error_message(database_url: str) -> None:
     server = start_server(database_url, rate_limit_socket="5/minute")
     try:
@@ -115,6 +116,7 @@ async def test_a_socket_over_its_limit_gets_an_error_message(database_url: str) 
         server.stop()
 
 
+@sqlite_only
 async def test_a_redis_that_does_not_answer_never_fails_a_request(database_url: str) -> None:
     """Limits fall back to this process's memory: still enforced, never a 500."""
     server = start_server(
@@ -138,6 +140,7 @@ async def test_a_redis_that_does_not_answer_never_fails_a_request(database_url: 
         server.stop()
 
 
+@sqlite_only
 async def test_a_websocket_handshake_over_a_limit_is_refused_with_429(database_url: str) -> None:
     server = start_server(database_url, rate_limit_token="3/minute", rate_limit_ip="")
     try:

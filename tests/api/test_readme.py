@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.api.conftest import Server
+from tests.api.conftest import Server, sqlite_only
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -44,5 +44,6 @@ def run_first_game(url: str) -> dict[str, Any]:
     return game
 
 
+@sqlite_only
 def test_the_readme_first_game_runs(server: Server) -> None:
     run_first_game(server.url)

@@ -24,7 +24,7 @@ from app.api.edge.move_lane import MoveLane
 from app.api.edge.request_body import BodyLimit, StrictJSONRoute, depth, too_deep
 from app.api.http.routes.moves import router
 from app.main import create_app
-from tests.api.conftest import Server
+from tests.api.conftest import Server, sqlite_only
 from tests.api.helpers import JSON, Player, get_table, seated_table
 
 
@@ -150,6 +150,7 @@ async def _raw(
         writer.close()
 
 
+@sqlite_only
 async def test_a_large_body_is_413_before_it_is_read(
     server: Server, client: httpx.AsyncClient
 ) -> None:
@@ -179,6 +180,7 @@ async def test_a_large_body_is_413_before_it_is_read(
     assert (await get_table(client, table_id, p0))["game"] == view["game"]
 
 
+@sqlite_only
 async def test_an_oversized_websocket_message_closes_1009(
     server: Server, client: httpx.AsyncClient
 ) -> None:

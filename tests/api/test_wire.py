@@ -32,6 +32,7 @@ from app.table.model import StoredEvent
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import seated_table, step
 from tests.api.test_live import Recorder, listen, log_of, ws_url
+from tests.waiting import until
 
 SEQUENCED = ("view", "event", "skip")
 
@@ -128,10 +129,9 @@ async def _on_the_wire(server: Server, park: bool) -> None:
             wires = sorted(s._wire is not None for s in _sockets(path))
             parked = getattr(app.state, "parking", None)
             if park:
-                await asyncio.sleep(0.1)
                 assert wires == [False, False]
                 assert parked is not None
-                assert [p.member.feed.table_id for p in parked.sockets] == [table_id]
+                await until(lambda: [p.member.feed.table_id for p in parked.sockets] == [table_id])
             else:
                 assert wires == [False, False, True]
                 assert parked is None

@@ -14,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,20 +23,12 @@ import httpx
 import pytest
 
 from tests.api.conftest import _free_port, pg_database
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 NO_DISK = ("--save", "", "--appendonly", "no")
-
-
-def wait_for(condition: object, timeout: float = 30, what: str = "condition") -> None:
-    """Poll ``condition()`` every 20 ms until it is true, or fail after ``timeout`` s."""
-    assert callable(condition)
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 def _answers(url: str) -> bool:

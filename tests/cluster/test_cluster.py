@@ -27,6 +27,7 @@ from websockets.asyncio.client import connect
 from tests.api.helpers import JSON, Player, choose, mover, new_player, new_table
 from tests.api.test_live import Recorder, log_of, numbered
 from tests.cluster.conftest import App, Cluster, start_app
+from tests.waiting import until
 
 RETRIED = (502, 503, 504)
 
@@ -227,9 +228,9 @@ async def test_the_proxy_sends_a_tables_requests_and_sockets_to_one_process(
 
 
 async def _logged(apps: list[App], text: str, count: int, timeout: float = 15) -> None:
-    async with asyncio.timeout(timeout):
-        while not all(app.output().count(text) >= count for app in apps):
-            await asyncio.sleep(0.05)
+    await until(
+        lambda: all(app.output().count(text) >= count for app in apps), timeout, f"log: {text}"
+    )
 
 
 async def test_redis_down_then_up_refuses_no_move_and_loses_no_event(cluster: Cluster) -> None:

@@ -7,8 +7,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,10 +52,11 @@ def test_the_workers_end_with_a_server_killed_by_sigkill() -> None:
         assert len(workers) == 2 and all(_alive(pid) for pid in workers)
         os.kill(server.pid, signal.SIGKILL)
         server.wait()
-        deadline = time.monotonic() + 10
-        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in workers if _alive(pid)], "a worker outlived its server"
+        wait_for(
+            lambda: not [pid for pid in workers if _alive(pid)],
+            timeout=10,
+            what="the workers to exit (a worker outlived its server)",
+        )
     finally:
         server.kill()
         server.wait()

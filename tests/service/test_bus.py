@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from prometheus_client import REGISTRY
@@ -18,6 +18,7 @@ from app.engine import Event
 from app.table.model import StoredEvent
 from tests.api.conftest import _free_port
 from tests.cluster.conftest import RedisServer
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -41,12 +42,6 @@ async def buses(redis: RedisServer) -> AsyncIterator[tuple[RedisBus, RedisBus]]:
 
 def chat(seq: int, table_id: str = "t1") -> StoredEvent:
     return StoredEvent(table_id, seq, 1, None, Event("chat", {"text": f"line {seq}"}, {0: {}}))
-
-
-async def until(done: Callable[[], bool], timeout: float = 10) -> None:
-    async with asyncio.timeout(timeout):
-        while not done():
-            await asyncio.sleep(0.02)
 
 
 async def received(sub: Subscription[StoredEvent], n: int) -> list[StoredEvent]:

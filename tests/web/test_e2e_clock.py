@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import httpx
 from playwright.sync_api import Page, expect
 
 from tests.api.conftest import Server
 from tests.api.helpers import Player, choose
+from tests.waiting import wait_for
 from tests.web.conftest import Contexts
 
 
@@ -67,8 +67,8 @@ def test_a_clock_chosen_on_the_start_page_counts_down_for_the_seat_to_move(
     expect(ada.locator(".clock")).to_have_count(2)
     first = seconds_shown(running.inner_text())
     assert 50 <= first <= 60
-    time.sleep(2.2)
-    assert seconds_shown(running.inner_text()) < first  # counts down between views
+    # Counts down between views.
+    wait_for(lambda: seconds_shown(running.inner_text()) < first, what="the clock counting down")
     waiting = ada.locator(".clock:not(.running)")
     assert seconds_shown(waiting.inner_text()) == 60  # the other seat's full allowance
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from app.service.delivery.webpush import WebPushChannel, b64url_decode, new_priv
 from app.store import Database
 from tests.api.conftest import Server, start_server
 from tests.api.pushing import Browser, PushService, running_push_service
+from tests.waiting import wait_for
 from tests.web.conftest import Contexts
 
 # A your_turn's data as the outbox writes it (docs/notifications.md), besides its table_id.
@@ -160,11 +160,7 @@ def test_notify_me_subscribes_posts_and_stop_unsubscribes(
 
         # A push service hands that notice to the worker: it shows "your turn".
         push_to_worker(page, notice)
-        for _ in range(100):
-            notes = shown(page, table_id)
-            if notes:
-                break
-            time.sleep(0.05)
+        notes = wait_for(lambda: shown(page, table_id), timeout=5, what="the notification")
         assert notes == [
             {
                 "title": "Gin Rummy",
@@ -176,11 +172,7 @@ def test_notify_me_subscribes_posts_and_stop_unsubscribes(
 
         joined = {"kind": "opponent_joined", "table_id": "b" * 32, "player": {"name": "Bo"}}
         push_to_worker(page, joined)
-        for _ in range(100):
-            notes = shown(page, "b" * 32)
-            if notes:
-                break
-            time.sleep(0.05)
+        notes = wait_for(lambda: shown(page, "b" * 32), timeout=5, what="the notification")
         assert [n["body"] for n in notes] == [f"Bo sentou na sua mesa {'b' * 6}"]
 
         page.click("button.push-off")
@@ -208,10 +200,12 @@ def push_to_worker(page: Page, notice: dict[str, Any]) -> None:
         lambda e: registrations.extend(e["registrations"]),
     )
     cdp.send("ServiceWorker.enable")
-    for _ in range(100):
-        if registrations:
-            break
-        time.sleep(0.05)
+
+    def registered() -> list[dict[str, Any]]:
+        page.wait_for_timeout(20)  # the sync API hands over the session's events in its calls
+        return registrations
+
+    wait_for(registered, timeout=5, what="the worker's registration")
     origin = page.evaluate("location.origin")
     registration = next(r for r in registrations if r["scopeURL"] == f"{origin}/")
     cdp.send(

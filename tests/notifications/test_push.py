@@ -31,7 +31,7 @@ from app.settings import Settings
 from app.store import Database
 from app.store import push as store
 from app.table.commands import Actor
-from tests.api.conftest import Server, start_server
+from tests.api.conftest import Server, sqlite_only, start_server
 from tests.api.helpers import Player, new_player
 from tests.api.pushing import Browser, PushService, Received, running_push_service
 
@@ -239,6 +239,7 @@ def _bad(browser: Browser, **change: object) -> dict[str, object]:
     return body
 
 
+@sqlite_only
 async def test_bad_subscriptions_are_422_with_a_code(
     push_client: httpx.AsyncClient, push_service: PushService
 ) -> None:
@@ -266,6 +267,7 @@ async def test_bad_subscriptions_are_422_with_a_code(
     assert await endpoints(push_client, hal) == []
 
 
+@sqlite_only
 async def test_without_a_vapid_key_push_is_off(
     client: httpx.AsyncClient, push_service: PushService
 ) -> None:
@@ -284,6 +286,7 @@ async def test_without_a_vapid_key_push_is_off(
         assert (r.status_code, r.json()["code"]) == (404, "push_disabled")
 
 
+@sqlite_only
 async def test_by_default_private_and_plain_http_endpoints_are_refused(
     push_server: Server, push_client: httpx.AsyncClient, push_service: PushService
 ) -> None:

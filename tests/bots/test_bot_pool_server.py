@@ -20,7 +20,7 @@ from app.service.workers.bot_pool import BotPool
 from app.service.workers.bots import BotRunner
 from tests.api.conftest import start_server
 from tests.api.helpers import choose, get_table
-from tests.api.test_bots_server import bot_moves, bot_table, log
+from tests.bots.test_bots_server import bot_moves, bot_table, log
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import pytest
 from app.engine import PRESETS
 from app.engine.cards import commitment
 from app.engine.verify import RecordMismatchError, verify
+from tests.api.conftest import sqlite_only
 from tests.api.helpers import JSON, play_until, seated_table, step
 
 SCHEMA = json.loads(
@@ -80,6 +81,7 @@ def _first(record: JSON, kind: str) -> tuple[int, int]:
     raise AssertionError(f"no {kind} in the record")
 
 
+@sqlite_only
 async def test_tampering_with_an_action_a_seed_or_a_score_fails_at_that_point(
     client: httpx.AsyncClient,
 ) -> None:
@@ -136,6 +138,7 @@ async def test_tampering_with_an_action_a_seed_or_a_score_fails_at_that_point(
         assert name in _fails_at(bad, "result").message
 
 
+@sqlite_only
 async def test_verify_command_says_ok_or_where_it_differs(
     client: httpx.AsyncClient, tmp_path: Path
 ) -> None:

@@ -18,7 +18,8 @@ import pytest
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import JSON, Player, new_player, new_table
 from tests.api.receiver import Receiver, verify
-from tests.api.test_notifications import FAST, deliveries, hook, until
+from tests.notifications.test_notifications import FAST, deliveries, hook
+from tests.waiting import until
 
 HEALTH = {
     **FAST,

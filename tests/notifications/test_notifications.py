@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import Server, _free_port, own_database, start_server
+from tests.api.conftest import Server, _free_port, own_database, sqlite_only, start_server
 from tests.api.helpers import (
     JSON,
     Player,
@@ -30,7 +30,8 @@ from tests.api.helpers import (
     step,
 )
 from tests.api.processes import processes, start_process, stop
-from tests.api.receiver import Receiver, verify, wait_for
+from tests.api.receiver import Receiver, verify
+from tests.waiting import until, wait_for
 
 # Short retries, so a test sees backoff and giving up within seconds.
 FAST = {
@@ -86,16 +87,6 @@ async def settled(http: httpx.AsyncClient, player: Player) -> list[JSON]:
 
     rows: list[JSON] = await until(done, what="no notification pending")
     return rows
-
-
-async def until(check: Any, timeout: float = 20.0, what: str = "") -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        assert asyncio.get_running_loop().time() < deadline, f"timed out: {what}"
-        await asyncio.sleep(0.05)
 
 
 async def hooked_table(
@@ -297,6 +288,7 @@ async def test_reminders_none_and_digest(http: httpx.AsyncClient, receiver: Rece
     assert "your_turn" not in kinds and "opponent_joined" in kinds
 
 
+@sqlite_only
 async def test_ssrf_targets_refused_by_default(server: Server) -> None:
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
         player = await new_player(client)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +19,14 @@ import jsonschema
 import pytest
 
 from app.engine.verify import verify
-from tests.api.conftest import start_server
+from tests.api.conftest import sqlite_only, start_server
 from tests.api.helpers import JSON, Player, choose, get_table, seated_table
 from tests.api.processes import processes
+from tests.waiting import until, wait_for
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[2] / "docs/schemas/match-record.schema.json").read_text()
 )
-
-
-async def until(check: Callable[[], Awaitable[Any]], limit: float = 30.0) -> Any:
-    """Poll ``check`` until it returns something truthy."""
-    end = time.monotonic() + limit
-    while True:
-        value = await check()
-        if value:
-            return value
-        assert time.monotonic() < end, "the condition never held"
-        await asyncio.sleep(0.1)
 
 
 async def events(client: httpx.AsyncClient, table_id: str, who: Player) -> list[JSON]:
@@ -106,6 +95,7 @@ async def test_every_view_shows_the_clock_as_server_times(client: httpx.AsyncCli
         ({"control": "sundial", "seconds": 10}, "invalid_request"),
     ],
 )
+@sqlite_only
 async def test_a_bad_time_control_is_refused(
     client: httpx.AsyncClient, bad: JSON, code: str
 ) -> None:
@@ -332,13 +322,19 @@ def test_a_deadline_pending_across_a_restart_fires_once(database_url: str) -> No
     async def create() -> None:
         async with httpx.AsyncClient(base_url=first.url, timeout=30) as client:
             table_id, players = await seated_table(client, **clock("per_move", 3, "forfeit"))
-            holder.update(table_id=table_id, players=players)
+            shown = (await get_table(client, table_id, players[0]))["clock"]
+            holder.update(
+                table_id=table_id,
+                players=players,
+                deadline=datetime.fromisoformat(shown["deadline"]),
+            )
 
     try:
         asyncio.run(create())
     finally:
         first.stop()
-    time.sleep(3.5)  # the deadline passes while no server runs
+    # The deadline passes while no server runs.
+    wait_for(lambda: datetime.now(UTC) > holder["deadline"], what="the deadline to pass")
     second = start_server(database_url)
 
     async def check() -> None:
