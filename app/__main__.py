@@ -5,7 +5,7 @@ from __future__ import annotations
 import uvicorn
 
 from app import logs
-from app.api.protocols import uvicorn_options
+from app.api.edge.protocols import uvicorn_options
 from app.main import create_app
 from app.settings import Settings
 
@@ -17,7 +17,7 @@ def main() -> None:
         create_app(settings),
         host=settings.host,
         port=settings.port,
-        # Our handler and our access log (``app.api.access``), which keeps tokens out.
+        # Our handler and our access log (``app.api.edge.access``), which keeps tokens out.
         log_config=None,
         access_log=False,
         **uvicorn_options(settings),

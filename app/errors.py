@@ -1,6 +1,6 @@
 """The service's refusals, each with a stable machine-readable ``code``.
 
-Transport-neutral: HTTP maps each class to a status in ``app/api/errors.py``; a WebSocket sends
+Transport-neutral: HTTP maps each class to a status in ``app/api/http/errors.py``; a WebSocket sends
 ``{"code", "message"}``. The engine's own refusals stay ``RuleError`` and pass through unchanged.
 """
 

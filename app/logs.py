@@ -6,14 +6,14 @@ alike: the level, the logger's name, a UTC timestamp, the fields of the request 
 JSON object or ``key=value`` text (``LOG_FORMAT``).
 
 - ``ACCESS`` (structlog, written directly): the one line per request or WebSocket session of
-  ``app.api.access``. It skips the standard library's ``LogRecord``, a quarter of the cost.
+  ``app.api.edge.access``. It skips the standard library's ``LogRecord``, a quarter of the cost.
 - The standard library's loggers (the code's warnings, uvicorn, alembic) through one root
   handler with structlog's ``ProcessorFormatter``.
 
 Until ``configure`` runs (the app inside the tests, or served by another entry point) the
 access lines are dropped, like any INFO record under the standard library's defaults.
 
-The request's fields live in a dict that ``app.api.access`` opens per request or WebSocket
+The request's fields live in a dict that ``app.api.edge.access`` opens per request or WebSocket
 session (``request_fields``); code deeper down adds to it with ``annotate(seat=...)``. Tasks
 started while serving it share the dict, so what they learn lands on the session's line too.
 """
@@ -80,7 +80,7 @@ def _drop_colours(_logger: WrappedLogger, _name: str, event: EventDict) -> Event
 
 # Secrets a library's own record may quote (uvicorn's DEBUG request line holds the raw query
 # string; an exception may hold a header): a query's ``token=`` / ``ticket=``, a bearer token,
-# an ``Idempotency-Key`` header's value. The access lines never hold one (``app.api.access``).
+# an ``Idempotency-Key`` header's value. The access lines never hold one (``app.api.edge.access``).
 _SECRETS = re.compile(
     r"(?i)(\b(?:token|ticket)=|\bbearer\s+|idempotency-key['\"]?\s*[:=,]\s*\(?b?['\"]?)"
     r"[^\s&'\"#,)]+"
@@ -143,7 +143,7 @@ def configure(settings: Settings) -> None:
     """Send every logger's records to stdout, one line each, as ``settings.log_format`` says.
 
     uvicorn's own loggers go through the same handler; its access log stays off, since
-    ``app.api.access`` writes one line per request with the route, the request id and no
+    ``app.api.edge.access`` writes one line per request with the route, the request id and no
     query-string token.
     """
     level = logging.getLevelNamesMapping()[settings.log_level.upper()]

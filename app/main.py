@@ -5,8 +5,8 @@ At start the lifespan applies the migrations, then exposes on ``app.state``: ``d
 ``app.bus.redis.RedisBus`` with ``redis_url``; ``hub.health() -> str | None`` says why it is
 degraded), ``rate_limits`` (``app.service.rate_limits.RateLimits``), ``service``
 (``app.service.pipeline.TableService``), ``bots`` (``app.service.workers.bots.BotRunner``, which
-plays the bot seats) and ``readiness`` (``app.api.routes.health.Readiness``, the named checks of
-``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets) and ``webpush``
+plays the bot seats) and ``readiness`` (``app.api.http.routes.health.Readiness``, the named checks
+of ``/readyz``), ``tickets`` (``app.service.tickets.Tickets``, the socket tickets) and ``webpush``
 (``app.service.delivery.webpush.WebPushChannel``: push subscriptions and delivery) — WebSocket
 routes reach them through ``app.state`` (``websocket.app.state.service``).
 """
@@ -24,15 +24,14 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
-from app.api import errors
-from app.api.frames import Frames
-from app.api.gateway import Gateway
-from app.api.occupancy import Occupancy
-from app.api.request_body import BodyLimit
-from app.api.routes import (
+from app.api.edge.gateway import Gateway
+from app.api.edge.move_lane import MoveLane
+from app.api.edge.occupancy import Occupancy
+from app.api.edge.request_body import BodyLimit
+from app.api.http import errors
+from app.api.http.routes import (
     docs,
     health,
-    live,
     moves,
     notifications,
     players,
@@ -42,7 +41,9 @@ from app.api.routes import (
     tickets,
     web,
 )
-from app.api.schemas import RATE_LIMITED
+from app.api.http.schemas.common import RATE_LIMITED
+from app.api.live import routes as live
+from app.api.live.frames import Frames
 from app.bots.search import Budget
 from app.bus.hub import Hub
 from app.bus.redis import RedisBus
@@ -233,7 +234,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            parking = getattr(app.state, "parking", None)  # app.api.parking, made on first use
+            # app.api.live.parking, made on first use
+            parking = getattr(app.state, "parking", None)
             if parking is not None:
                 parking.close()  # its sockets were closed by the server's shutdown
             purger.cancel()
@@ -250,7 +252,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await db.close()
 
     # fastapi-offline's copies of the docs pages' scripts, served from here rather than from a
-    # CDN: /docs and /redoc (app/api/routes/docs.py) work offline, under a strict CSP.
+    # CDN: /docs and /redoc (app/api/http/routes/docs.py) work offline, under a strict CSP.
     app = FastAPIOffline(
         docs_url=None,
         redoc_url=None,
@@ -265,13 +267,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
-    app.state.frames = Frames()  # table messages rendered once per audience (app/api/frames.py)
-    # Open sockets per address and per player, capped (app/api/occupancy.py).
+    # Table messages rendered once per audience (app/api/live/frames.py).
+    app.state.frames = Frames()
+    # Open sockets per address and per player, capped (app/api/edge/occupancy.py).
     app.state.occupancy = Occupancy(settings.ws_max_per_player, settings.ws_max_per_address)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
     # Outermost: every request, refused or not, gets its id, its metrics and its line, then
-    # CORS, then the rate limits; a plain move is answered there (app/api/gateway.py).
+    # CORS, then the rate limits; a plain move is answered there (app/api/edge/gateway.py).
     cors = {
         "allow_origins": settings.origins(),
         "allow_methods": ["GET", "POST", "PUT", "DELETE"],
@@ -279,9 +282,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "expose_headers": ["X-Request-ID", "Idempotency-Replayed", "Retry-After"],
         "max_age": 600,
     }
-    app.add_middleware(Gateway, cors=cors, moves=moves.MoveLane(settings.max_body_bytes))
+    app.add_middleware(Gateway, cors=cors, moves=MoveLane(settings.max_body_bytes))
     # Moves first: routes are matched in order, and moves are most of the traffic.
-    # Every operation but the health routes' answers 429 past a rate limit (app/api/ratelimit.py).
+    # Every operation but the health routes' answers 429 past a rate limit
+    # (app/api/edge/ratelimit.py).
     for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)

@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     ws_heartbeat: float = 15.0
     ws_resume_limit: int = 1000
     # WebSockets: messages waiting to be sent to one socket before it is a slow consumer
-    # (closed with 4008, see ``app.api.routes.live``); uvicorn's keepalive: a ping after this
+    # (closed with 4008, see ``app.api.live.backpressure``); uvicorn's keepalive: a ping after this
     # many seconds, and a socket whose pong takes longer than the timeout is closed.
     ws_send_queue: int = 256
     ws_ping_interval: float = 20.0
@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     # it opened (or after the request's first byte) gets 408 and is closed (0: no timeout).
     http_header_timeout: float = 10.0
     # WebSockets: serve a seatless socket below ASGI once it is live and idle (a few KB of
-    # memory instead of ~33; ``app.api.parking``). Off: every socket stays an ASGI session.
+    # memory instead of ~33; ``app.api.live.parking``). Off: every socket stays an ASGI session.
     ws_park_spectators: bool = True
     # Bot seats: the pause before a bot draws (or takes/passes the upcard) and before it
     # discards or knocks (seed 002: about 450 ms each); how often each process looks for bot

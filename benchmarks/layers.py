@@ -40,7 +40,7 @@ INTO: list[tuple[str, re.Pattern[str]]] = [
     (
         "rendering views (view, redaction, frames)",
         re.compile(
-            r"app/engine/view\.py|app/api/frames\.py|app/table/views\.py|app/table/notes\.py"
+            r"app/engine/view\.py|app/api/live/frames\.py|app/table/views\.py|app/table/notes\.py"
             r"|^(render|_response) \(.*app/service/(pipeline|queries)\.py"
         ),
     ),
@@ -57,14 +57,15 @@ WITHIN: list[tuple[str, re.Pattern[str]]] = [
         "fan-out (hub, Redis bus, table and player sockets)",
         re.compile(
             r"app/bus/hub\.py|app/bus/redis\.py|app/bus/redis_link\.py"
-            r"|app/api/routes/live\.py"
-            r"|app/api/audiences\.py|app/api/wire\.py|websockets/|protocols/websockets"
+            r"|app/api/live/(routes|socket|session|client_in|client_out)\.py"
+            r"|app/api/live/audiences\.py|app/api/live/wire\.py"
+            r"|websockets/|protocols/websockets"
         ),
     ),
     ("bot runner", re.compile(r"app/service/workers/bots\.py|app/bots/")),
     (
         "rate limits (counted in batches, shared in Redis)",
-        re.compile(r"app/service/rate_limits\.py|app/api/ratelimit\.py|/limits/"),
+        re.compile(r"app/service/rate_limits\.py|app/api/edge/ratelimit\.py|/limits/"),
     ),
     (
         "HTTP: routing, validation, middlewares, auth, logs, metrics",

@@ -2,7 +2,7 @@
 
     python benchmarks/middleware.py [--requests 20000]
 
-Calls the gateway (``app.api.gateway.Gateway``: access log and metrics, CORS, rate limits; no
+Calls the gateway (``app.api.edge.gateway.Gateway``: access log and metrics, CORS, rate limits; no
 move lane) around an endpoint that answers at once, in one event loop, with 200 tokens from one
 address, and prints CPU and wall time per request: the endpoint alone; with the limits in
 memory and no log line; with a JSON access line (to /dev/null); with the limits in Redis
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 
 from app import logs  # noqa: E402
-from app.api.gateway import Gateway  # noqa: E402
+from app.api.edge.gateway import Gateway  # noqa: E402
 from app.service.rate_limits import RateLimits  # noqa: E402
 from app.settings import Settings  # noqa: E402
 

@@ -197,8 +197,8 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
     command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
     command += ["--log-level", "warning", "--backlog", "4096"]
     # As ``python -m app`` serves: its protocols (at their settings' defaults), no deflate.
-    command += ["--http", "app.api.protocols:HttpProtocol"]
-    command += ["--ws", "app.api.protocols:WebSocketProtocol"]
+    command += ["--http", "app.api.edge.protocols:HttpProtocol"]
+    command += ["--ws", "app.api.edge.protocols:WebSocketProtocol"]
     command += ["--ws-per-message-deflate", "false"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"

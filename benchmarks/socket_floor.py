@@ -10,7 +10,7 @@ socket, 0.2 s apart, two ways:
 
 - ``socket``: a plain non-blocking ``sock.send`` per socket;
 - ``transport``: uvloop's ``transport.write`` per socket, as the server's shared frames are
-  written (``app/api/wire.py``).
+  written (``app/api/live/wire.py``).
 
 It prints the sender's CPU per write (user + system, median round), its system share, and the
 reading process's CPU per write. On loopback the sender's system call also runs the receiving

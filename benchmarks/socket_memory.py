@@ -8,7 +8,7 @@ client subprocess (``benchmarks/audience.py --hold``), and compares ``tracemallo
 taken before and after: the Python memory each idle socket holds on the server, by file and by
 line. Memory outside Python's allocator (uvloop's handles, the kernel's socket buffers) is not
 in it; ``benchmarks/audience.py`` measures the process's RSS per socket. The spectators are
-parked once idle (``app/api/parking.py``) unless the server runs with ``WS_PARK_SPECTATORS``
+parked once idle (``app/api/live/parking.py``) unless the server runs with ``WS_PARK_SPECTATORS``
 false or with a ``--ws`` of uvicorn's own.
 """
 
@@ -36,7 +36,7 @@ from tests.api.helpers import seated_table  # noqa: E402
 _config_init = uvicorn.Config.__init__
 
 
-# uvicorn's WebSocket implementation (``--ws``); "app": the app's own (``app.api.protocols``).
+# uvicorn's WebSocket implementation (``--ws``); "app": the app's own (``app.api.edge.protocols``).
 CHOSEN = {"ws": "app"}
 
 
@@ -104,7 +104,7 @@ def main() -> None:
         "--ws",
         default="app",
         choices=["app", "websockets", "websockets-sansio", "wsproto"],
-        help="uvicorn's WebSocket implementation (app: websockets-sansio as app.api.protocols "
+        help="uvicorn's WebSocket implementation (app: websockets-sansio as app.api.edge.protocols "
         "extends it, as the app is served; the others are parked never)",
     )
     args = parser.parse_args()

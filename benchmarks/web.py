@@ -24,7 +24,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.api.routes.web import WEB_DIST
+from app.api.http.routes.web import WEB_DIST
 from tests.api.conftest import start_server
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 

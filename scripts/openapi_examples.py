@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from websockets.asyncio.client import ClientConnection, connect
 
-from app.api.messages import MESSAGE_MODELS, ws_schema
+from app.api.live.messages import MESSAGE_MODELS, ws_schema
 from app.main import create_app
 from app.service.delivery.webpush import b64url, new_private_key
 from tests.api.conftest import start_server

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
-from app.api.messages import MESSAGE_MODELS, MoveMessage, PingMessage
+from app.api.live.messages import MESSAGE_MODELS, MoveMessage, PingMessage
 from app.main import create_app
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "web" / "schema"

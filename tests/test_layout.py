@@ -22,8 +22,6 @@ MAX_LINES = 500
 # Modules over MAX_LINES today, each with its size now: the list may only shrink. A module
 # that grows past its size fails, and one back under MAX_LINES (or gone) must leave the list.
 OVER = {
-    "app/api/routes/live.py": 801,  # the WebSocket routes
-    "app/api/schemas.py": 787,  # the HTTP schemas
     "app/engine/game.py": 776,  # the match's state machine
 }
 

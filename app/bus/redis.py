@@ -15,7 +15,7 @@ process, which then pays for reading one short line.
 
 Pub/sub is fire-and-forget, and PostgreSQL already keeps the numbered log, so nothing here
 tries to be reliable: a listener that sees a seq jump, or a change of ``epoch``, or a degraded
-``health()``, reads the log (``TableService.log_since``) — see ``app.api.routes.live``.
+``health()``, reads the log (``TableService.log_since``) — see ``app.api.live.audiences``.
 
 Revoked tokens go on a second channel, ``{redis_prefix}:revoke`` (a JSON list of token hashes):
 each process's token cache evicts them (``app.service.tokens``); a revocation lost while Redis

@@ -3,7 +3,7 @@
 One ``RateLimits`` per process holds the named limits:
 
 - ``token`` and ``ip``: HTTP requests per bearer token and per client address (the
-  ``app.api.ratelimit`` middleware), a sliding window counter each;
+  ``app.api.edge.ratelimit`` middleware), a sliding window counter each;
 - ``chat``: chat lines per player, a moving window (exactly "at most N in any W seconds");
   ``chat_ip`` the same per client address, so fresh players from one address share one;
 - ``players_ip``: new players per client address, a sliding window counter;

@@ -23,7 +23,7 @@ A seat whose time runs out, or that is claimed as abandoned, before it made its 
 the match has the match aborted instead (``lose``): no winner, no rating, no record.
 
 The shortest controls are the settings ``clock_min_per_move`` and ``clock_min_bank``
-(``Minimums``); the schema (``app.api.schemas``) and the OpenAPI state them.
+(``Minimums``); the schema (``app.api.http.schemas.tables``) and the OpenAPI state them.
 """
 
 from __future__ import annotations

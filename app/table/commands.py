@@ -15,8 +15,8 @@ from app.engine import Action, Event, Ruleset, apply, new_match
 from app.errors import ConflictError, ForbiddenError, InvalidError
 from app.table.model import Change, Loaded, SeatInfo
 
-# The deck designs a seat may choose, listed once: the schema (``app.api.schemas``) takes the
-# type, and the OpenAPI with it.
+# The deck designs a seat may choose, listed once: the schema (``app.api.http.schemas.tables``)
+# takes the type, and the OpenAPI with it.
 DeckDesign = Literal["classic", "royal", "neon", "forest"]
 DECK_DESIGNS: tuple[DeckDesign, ...] = get_args(DeckDesign)
 CHAT_MAX = 500

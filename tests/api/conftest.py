@@ -21,7 +21,7 @@ import asyncpg
 import pytest
 import uvicorn
 
-from app.api.protocols import uvicorn_options
+from app.api.edge.protocols import uvicorn_options
 from app.main import create_app
 from app.settings import Settings
 
@@ -85,7 +85,8 @@ def start_server(database_url: str, **overrides: object) -> Server:
         port=port,
         log_level="warning",
         lifespan="on",
-        # As ``python -m app`` serves: sockets then take the shared frames' wire (app.api.wire).
+        # As ``python -m app`` serves: sockets then take the shared frames' wire
+        # (app.api.live.wire).
         **{**uvicorn_options(settings), "ws_per_message_deflate": deflate},
     )
     server = uvicorn.Server(config)

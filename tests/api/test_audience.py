@@ -1,7 +1,7 @@
 """A big audience on one table: hundreds of real spectator sockets, a few that stop reading.
 
 A slow spectator must cost the others nothing: each socket has its own bounded outbox and
-writer, and the pipeline never waits for a socket (``app/api/routes/live.py``). The 4008 close
+writer, and the pipeline never waits for a socket (``app/api/live/socket.py``). The 4008 close
 of a socket whose outbox stays full is tested in ``test_live.py``: reaching it takes megabytes
 unread per socket (Linux grows a socket's send buffer up to 4 MB), too slow for hundreds."""
 

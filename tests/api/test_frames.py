@@ -1,4 +1,4 @@
-"""Frames rendered once per audience (``app/api/frames.py``), on a real SQLite file."""
+"""Frames rendered once per audience (``app/api/live/frames.py``), on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.api.frames import Frames, frame, text
+from app.api.live.client_out import event_message, text
+from app.api.live.frames import Frames
 from app.bus.hub import Hub
 from app.engine import Event
 from app.service.pipeline import TableService
@@ -51,7 +52,7 @@ def test_players_frames_differ_per_seat_and_match_their_own_redaction() -> None:
     dealt = StoredEvent("t", 5, 1, 1, Event("hand_started", {"upcard": "9C"}, HANDS))
     seat0, seat1 = frames.event(dealt, 0), frames.event(dealt, 1)
     assert seat0 != seat1
-    assert seat0 == text(frame(dealt, 0)) and seat1 == text(frame(dealt, 1))
+    assert seat0 == text(event_message(dealt, 0)) and seat1 == text(event_message(dealt, 1))
     assert "AS" in seat0 and "AS" not in seat1 and "KD" in seat1 and "KD" not in seat0
     # Another table's event of the same seq is another frame.
     other = StoredEvent("u", 5, 1, 1, Event("hand_started", {"upcard": "2H"}, HANDS))

@@ -1,4 +1,4 @@
-"""The gateway around every request (``app.api.gateway``): a move its lane answers gets what
+"""The gateway around every request (``app.api.edge.gateway``): a move its lane answers gets what
 every other request gets — its request id, CORS, ``Vary: Origin``, the rate limits, its metrics
 — and answers as the FastAPI route would."""
 

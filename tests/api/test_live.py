@@ -1,7 +1,7 @@
 """The WebSockets, over real connections to a real uvicorn (SQLite and PostgreSQL).
 
 Every message any test receives is validated against the message models of
-``app/api/messages.py``.
+``app/api/live/messages.py``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from prometheus_client import REGISTRY
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from app.api.backpressure import SEND_GRACE
-from app.api.frames import frame
-from app.api.messages import SERVER_MESSAGES
+from app.api.live.backpressure import SEND_GRACE
+from app.api.live.client_out import event_message
+from app.api.live.messages import SERVER_MESSAGES
 from app.engine import Event, MatchState
 from app.engine.cards import codes, from_mask
 from app.store import Database, tables
@@ -261,19 +261,19 @@ async def test_moves_over_the_socket_go_through_the_pipeline(
 
 def test_an_event_with_nothing_for_the_recipient_is_a_skip() -> None:
     secret = StoredEvent("t", 7, 1, 1, Event("peeked", {}, {0: {"card": "AS"}}))
-    assert frame(secret, 0) == {
+    assert event_message(secret, 0) == {
         "type": "event",
         "seq": 7,
         "event": {"type": "peeked", "card": "AS"},
     }
-    assert frame(secret, 1) == {"type": "skip", "seq": 7}
-    assert frame(secret, None) == {"type": "skip", "seq": 7}
+    assert event_message(secret, 1) == {"type": "skip", "seq": 7}
+    assert event_message(secret, None) == {"type": "skip", "seq": 7}
     public = StoredEvent("t", 8, 1, 1, Event("discarded", {"seat": 0, "card": "AS"}))
-    assert frame(public, None)["type"] == "event"
+    assert event_message(public, None)["type"] == "event"
 
 
 def _rendered(kind: str) -> float:
-    """Table messages this process has rendered (``app/api/frames.py``)."""
+    """Table messages this process has rendered (``app/api/live/frames.py``)."""
     value = REGISTRY.get_sample_value("ginrummy_ws_frames_rendered_total", {"kind": kind})
     return value or 0.0
 

@@ -137,7 +137,7 @@ async def test_json_logs_carry_request_ids_tables_and_seats_but_no_token(tmp_pat
                 await ws.send(orjson.dumps({"type": "ping", "id": "1"}).decode())
                 while orjson.loads(await asyncio.wait_for(ws.recv(), 30))["type"] != "pong":
                     pass
-            # A spectator: served below ASGI once idle (app.api.parking), logged at its close.
+            # A spectator: served below ASGI once idle (app.api.live.parking), logged at its close.
             watch_rid = f"ws-{uuid.uuid4().hex}"
             url = server.url.replace("http://", "ws://") + f"/v1/tables/{table_id}/ws"
             async with connect(

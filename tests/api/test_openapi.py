@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.api.ratelimit import EXEMPT
+from app.api.edge.ratelimit import EXEMPT
 from app.main import create_app
 
 
@@ -101,7 +101,7 @@ def test_the_document_says_what_the_server_checks() -> None:
 
 def test_every_rate_limited_operation_documents_429_with_retry_after() -> None:
     # Every request but the health routes' counts against the per-token and per-address limits
-    # (app/api/ratelimit.py), so every other operation can answer 429.
+    # (app/api/edge/ratelimit.py), so every other operation can answer 429.
     spec = create_app().openapi()
     wrong = []
     for path, operations in spec["paths"].items():

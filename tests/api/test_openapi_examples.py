@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from app.api.messages import CLIENT_MESSAGES, MESSAGE_MODELS, SERVER_MESSAGES, ws_schema
+from app.api.live.messages import CLIENT_MESSAGES, MESSAGE_MODELS, SERVER_MESSAGES, ws_schema
 from app.main import create_app
 
 ROOT = Path(__file__).resolve().parents[2] / "openapi-examples"

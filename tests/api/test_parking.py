@@ -1,4 +1,4 @@
-"""Idle spectators served below ASGI (``app/api/parking.py``): real server, real sockets.
+"""Idle spectators served below ASGI (``app/api/live/parking.py``): real server, real sockets.
 
 A spectator's socket, once live and idle, is handed from uvicorn's protocol and the ASGI call
 to a ``Parked`` protocol of ours. It must still get every seq once and in order, answer what a
@@ -23,9 +23,9 @@ from prometheus_client import REGISTRY
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from app.api.backpressure import SEND_GRACE
-from app.api.parking import Parked
-from app.api.routes.live import Socket
+from app.api.live.backpressure import SEND_GRACE
+from app.api.live.parking import Parked
+from app.api.live.socket import Socket
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import get_table, new_player, new_table, seated_table, step
 from tests.api.test_live import (

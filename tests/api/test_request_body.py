@@ -20,8 +20,9 @@ from starlette.types import Message, Receive, Scope, Send
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from app.api.request_body import BodyLimit, StrictJSONRoute, depth, too_deep
-from app.api.routes.moves import MoveLane, router
+from app.api.edge.move_lane import MoveLane
+from app.api.edge.request_body import BodyLimit, StrictJSONRoute, depth, too_deep
+from app.api.http.routes.moves import router
 from app.main import create_app
 from tests.api.conftest import Server, sqlite_only
 from tests.api.helpers import JSON, Player, get_table, seated_table

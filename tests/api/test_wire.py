@@ -1,4 +1,4 @@
-"""Shared frames written straight to the transport (``app/api/wire.py``): real server, sockets.
+"""Shared frames written straight to the transport (``app/api/live/wire.py``): real server, sockets.
 
 The other socket tests (``test_live.py``, ``test_audience.py``) run on the same wire: the test
 server serves without per-message deflate, as ``python -m app`` does, and their clients then
@@ -24,9 +24,9 @@ from websockets.asyncio.client import connect
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from app.api.frames import Frames
-from app.api.routes.live import Socket
-from app.api.wire import frame
+from app.api.live.frames import Frames
+from app.api.live.socket import Socket
+from app.api.live.wire import frame
 from app.engine import Event
 from app.table.model import StoredEvent
 from tests.api.conftest import Server, start_server
@@ -99,7 +99,7 @@ def _sent(route: str) -> float:
 async def test_a_socket_on_the_wire_gets_exactly_the_events_in_order(
     tmp_path: Path, park: bool
 ) -> None:
-    """With parking (``app.api.parking``) the plain spectator is served below ASGI once idle,
+    """With parking (``app.api.live.parking``) the plain spectator is served below ASGI once idle,
     on the wire too; without, its ``Socket`` writes the shared frames."""
     database = f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}"
     server = start_server(database, deflate=True, ws_heartbeat=0, ws_park_spectators=park)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
-from app.api.routes.web import WEB_DIST
+from app.api.http.routes.web import WEB_DIST
 from tests.api.conftest import Server, start_server
 
 CHROMIUM = "/usr/bin/chromium"

@@ -14,7 +14,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from app.api.routes.web import WEB_DIST
+from app.api.http.routes.web import WEB_DIST
 from tests.api.conftest import Server, start_server
 
 ALLOWED = "http://127.0.0.1:1"

@@ -1,0 +1,1 @@
+"""The outer ASGI layer: what every request and socket meets before the routes."""

@@ -1,0 +1,1 @@
+"""The WebSocket stack: a table's live stream and a player's notifications (docs/protocol.md)."""
