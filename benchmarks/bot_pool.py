@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.bots import get_bot
 from app.bots.search import Budget
 from app.engine import Action, apply, make_ruleset, new_match
-from app.engine.game import OVER, PLAYING
+from app.engine.state import OVER, PLAYING
 from app.engine.views import seat_view
 from app.service.workers.bot_pool import BotPool
 

@@ -38,8 +38,8 @@ from app.bots.levels import HardBot
 from app.bots.search import Budget
 from app.engine import Action, apply, legal_actions, make_ruleset, new_match, parse_card
 from app.engine.cards import code
-from app.engine.game import OVER, PLAYING
 from app.engine.melds import deadwood
+from app.engine.state import OVER, PLAYING
 from app.engine.views import seat_view
 
 SIDES = ("a", "b")

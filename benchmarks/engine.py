@@ -45,8 +45,8 @@ from app.engine import (
     new_match,
     view,
 )
-from app.engine.game import NEXT_HAND, OVER, RESIGN
 from app.engine.melds import _search, deadwood
+from app.engine.state import NEXT_HAND, OVER, RESIGN
 from benchmarks.melds_bench import BATCH, HANDS, bench_hands, side_by_side_us
 
 # Our suits C D H S (card id suit * 16 + rank) as OpenSpiel's s c d h (card suit * 13 + rank).

@@ -25,8 +25,8 @@ from app.bots.evaluate import NEAR, bits, costliest
 from app.bots.search import Budget
 from app.engine import Action, apply, make_ruleset, new_match, parse_card
 from app.engine.cards import POINTS
-from app.engine.game import OVER, PLAYING
 from app.engine.melds import arrange
+from app.engine.state import OVER, PLAYING
 from app.engine.views import seat_view
 from benchmarks.bots import arena_bot
 

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.bus.hub import Hub
 from app.engine import Action, deadwood, legal_actions
-from app.engine.game import DISCARD_CARD, DRAW_STOCK, KNOCK, NEXT_HAND, RESIGN
+from app.engine.state import DISCARD_CARD, DRAW_STOCK, KNOCK, NEXT_HAND, RESIGN
 from app.engine.verify import verify
 from app.service import ratings, records
 from app.service.pipeline import TableService

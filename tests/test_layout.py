@@ -21,9 +21,7 @@ MAX_LINES = 500
 
 # Modules over MAX_LINES today, each with its size now: the list may only shrink. A module
 # that grows past its size fails, and one back under MAX_LINES (or gone) must leave the list.
-OVER = {
-    "app/engine/game.py": 776,  # the match's state machine
-}
+OVER: dict[str, int] = {}
 
 # Imports that do I/O, or reach a layer above the pure core.
 IMPURE = (

@@ -1,4 +1,5 @@
-"""The match as a state machine: ``new_match``, ``legal_actions`` and ``apply``.
+"""The match as a state machine: ``legal_actions`` and ``apply`` (``new_match`` deals the first
+hand: ``app.engine.deal``).
 
 ``apply(state, seat, action)`` validates first and only then builds a new state, so a refused
 action (a RuleError) leaves the given state exactly as it was. Events carry a public part and,
@@ -7,289 +8,38 @@ where a seat may see more, a private part per seat; ``views`` redacts them per r
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine.cards import (
-    POINTS,
-    card_ids,
     code,
-    codes,
-    codes_mask,
-    commitment,
     mask_codes,
-    parse_card,
-    shuffled_deck,
 )
+from app.engine.deal import deal_next
 from app.engine.errors import RuleError
 from app.engine.melds import deadwood, discards_within
-from app.engine.rules import Ruleset
 from app.engine.settlement import Settlement, settle
-
-# Hand phases.
-UPCARD_OFFER = "upcard_offer"
-DRAW = "draw"
-DISCARD = "discard"
-OVER = "over"
-
-# Action kinds.
-TAKE_UPCARD = "take_upcard"
-PASS = "pass"
-DRAW_STOCK = "draw_stock"
-DRAW_DISCARD = "draw_discard"
-DISCARD_CARD = "discard"
-KNOCK = "knock"
-BIG_GIN = "big_gin"
-NEXT_HAND = "next_hand"
-RESIGN = "resign"
-ACTION_KINDS = (
-    TAKE_UPCARD,
-    PASS,
-    DRAW_STOCK,
-    DRAW_DISCARD,
-    DISCARD_CARD,
-    KNOCK,
+from app.engine.state import (
+    ACTION_KINDS,
     BIG_GIN,
+    DISCARD,
+    DISCARD_CARD,
+    DRAW,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    FINISHED,
+    KNOCK,
     NEXT_HAND,
+    OVER,
+    PASS,
+    PLAYING,
     RESIGN,
+    TAKE_UPCARD,
+    UPCARD_OFFER,
+    Action,
+    Event,
+    HandState,
+    MatchState,
 )
-_CARD_ACTIONS = (DISCARD_CARD, KNOCK)
-
-PLAYING = "playing"
-FINISHED = "finished"
-
-SPADES = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A move: its kind and, for discard and knock, the card."""
-
-    kind: str
-    card: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.card is not None:
-            out["card"] = code(self.card)
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Action:
-        """An action from untrusted input; raises RuleError on a bad kind or card."""
-        kind = data.get("kind")
-        if kind not in ACTION_KINDS:
-            raise RuleError("unknown_action", f"unknown action {kind!r}")
-        raw = data.get("card")
-        if kind in _CARD_ACTIONS:
-            if raw is None:
-                raise RuleError("card_required", f"{kind} needs a card")
-            return cls(str(kind), _parse(raw))
-        return cls(str(kind))
-
-
-def _parse(raw: object) -> int:
-    if not isinstance(raw, str | int) or isinstance(raw, bool):
-        raise RuleError("invalid_card", f"not a card: {raw!r}")
-    try:
-        return int(parse_card(raw))
-    except ValueError:
-        raise RuleError("invalid_card", f"not a card: {raw!r}") from None
-
-
-@dataclass(slots=True)
-class Event:
-    """What happened: ``public`` for everyone; ``private[seat]`` adds what only that seat sees."""
-
-    type: str
-    public: dict[str, Any]
-    private: dict[int, dict[str, Any]] = field(default_factory=dict)
-
-    def visible_to(self, seat: int | None) -> bool:
-        """Whether the event carries anything for ``seat`` (None: a spectator); an event that
-        does not reaches that recipient as a numbered ``skip``."""
-        return bool(self.public) or (seat is not None and seat in self.private)
-
-    def for_recipient(self, seat: int | None) -> dict[str, Any]:
-        """The event as ``seat`` (None: a spectator) may see it."""
-        out = {"type": self.type, **self.public}
-        if seat is not None and seat in self.private:
-            out.update(self.private[seat])
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "public": self.public,
-            "private": {str(k): v for k, v in self.private.items()},
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Event:
-        return cls(data["type"], data["public"], {int(k): v for k, v in data["private"].items()})
-
-
-@dataclass(slots=True)
-class HandState:
-    """One deal. Hands are masks; stock and discard pile are card-id lists, top last."""
-
-    number: int
-    seed: str
-    nonce: str
-    dealer: int
-    hands: list[int]
-    stock: list[int]
-    discard_pile: list[int]
-    phase: str
-    turn: int
-    passes: int
-    drawn_from_discard: int | None
-    upcard_refused: bool
-    taken_from_discard: list[int]
-    first_upcard: int
-    knock_limit: int
-    multiplier: int
-    result: dict[str, Any] | None = None
-
-    def copy(self) -> HandState:
-        return HandState(
-            self.number,
-            self.seed,
-            self.nonce,
-            self.dealer,
-            list(self.hands),
-            list(self.stock),
-            list(self.discard_pile),
-            self.phase,
-            self.turn,
-            self.passes,
-            self.drawn_from_discard,
-            self.upcard_refused,
-            list(self.taken_from_discard),
-            self.first_upcard,
-            self.knock_limit,
-            self.multiplier,
-            self.result,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "seed": self.seed,
-            "nonce": self.nonce,
-            "dealer": self.dealer,
-            "hands": [mask_codes(m) for m in self.hands],
-            "stock": codes(self.stock),
-            "discard_pile": codes(self.discard_pile),
-            "phase": self.phase,
-            "turn": self.turn,
-            "passes": self.passes,
-            "drawn_from_discard": _code(self.drawn_from_discard),
-            "upcard_refused": self.upcard_refused,
-            "taken_from_discard": [mask_codes(m) for m in self.taken_from_discard],
-            "first_upcard": code(self.first_upcard),
-            "knock_limit": self.knock_limit,
-            "multiplier": self.multiplier,
-            "result": self.result,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> HandState:
-        return cls(
-            d["number"],
-            d["seed"],
-            d["nonce"],
-            d["dealer"],
-            [codes_mask(h) for h in d["hands"]],
-            card_ids(d["stock"]),
-            card_ids(d["discard_pile"]),
-            d["phase"],
-            d["turn"],
-            d["passes"],
-            None if d["drawn_from_discard"] is None else int(parse_card(d["drawn_from_discard"])),
-            d["upcard_refused"],
-            [codes_mask(h) for h in d["taken_from_discard"]],
-            int(parse_card(d["first_upcard"])),
-            d["knock_limit"],
-            d["multiplier"],
-            d["result"],
-        )
-
-
-@dataclass(slots=True)
-class MatchState:
-    """A match: the ruleset, the secret seed, scores, the current hand and how it ended."""
-
-    rules: Ruleset
-    seed: str
-    scores: list[int]
-    hands_won: list[int]
-    hand: HandState
-    next_dealer: int | None = None
-    status: str = PLAYING
-    winner: int | None = None
-    finish_reason: str | None = None
-    final_scores: list[int] | None = None
-    bonuses: list[dict[str, int]] | None = None
-    history: list[dict[str, Any]] = field(default_factory=list)
-    # Whether each seat has made a move of this match (any action ``apply`` accepted from it).
-    moved: list[bool] = field(default_factory=lambda: [False, False])
-
-    def copy(self) -> MatchState:
-        return MatchState(
-            self.rules,
-            self.seed,
-            list(self.scores),
-            list(self.hands_won),
-            self.hand.copy(),
-            self.next_dealer,
-            self.status,
-            self.winner,
-            self.finish_reason,
-            None if self.final_scores is None else list(self.final_scores),
-            self.bonuses,
-            list(self.history),
-            list(self.moved),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules.to_dict(),
-            "seed": self.seed,
-            "scores": list(self.scores),
-            "hands_won": list(self.hands_won),
-            "hand": self.hand.to_dict(),
-            "next_dealer": self.next_dealer,
-            "status": self.status,
-            "winner": self.winner,
-            "finish_reason": self.finish_reason,
-            "final_scores": self.final_scores,
-            "bonuses": self.bonuses,
-            "history": list(self.history),
-            "moved": list(self.moved),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> MatchState:
-        return cls(
-            Ruleset.from_dict(d["rules"]),
-            d["seed"],
-            list(d["scores"]),
-            list(d["hands_won"]),
-            HandState.from_dict(d["hand"]),
-            d["next_dealer"],
-            d["status"],
-            d["winner"],
-            d["finish_reason"],
-            d["final_scores"],
-            d["bonuses"],
-            list(d["history"]),
-            # A snapshot from before ``moved`` was kept: its seats count as having moved, so
-            # a match already under way is never aborted (``abort``).
-            list(d.get("moved", [True, True])),
-        )
 
 
 def _cards(mask: int) -> list[int]:
@@ -299,89 +49,6 @@ def _cards(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def _code(c: int | None) -> str | None:
-    return None if c is None else code(c)
-
-
-def _derive(seed: str, label: str) -> str:
-    return hashlib.sha256(f"{seed}:{label}".encode()).hexdigest()
-
-
-def new_match(rules: Ruleset, seed: str) -> tuple[MatchState, list[Event]]:
-    """A match whose first hand is dealt; ``seed`` is the secret that fixes every deal."""
-    if rules.first_dealer == "random":
-        dealer = int(_derive(seed, "first-dealer"), 16) & 1
-    else:
-        dealer = 0 if rules.first_dealer == "seat0" else 1
-    hand, event = _deal(rules, seed, 1, dealer)
-    state = MatchState(rules, seed, [0, 0], [0, 0], hand)
-    return state, [event]
-
-
-def _deal(rules: Ruleset, match_seed: str, number: int, dealer: int) -> tuple[HandState, Event]:
-    """Deal hand ``number`` from the seed and nonce the match's secret seed derives for it."""
-    seed = _derive(match_seed, f"hand:{number}")
-    nonce = _derive(match_seed, f"nonce:{number}")[:32]
-    return deal_hand(rules, seed, nonce, number, dealer)
-
-
-def deal_hand(
-    rules: Ruleset, seed: str, nonce: str, number: int, dealer: int
-) -> tuple[HandState, Event]:
-    """Deal from a hand's own seed: ten each, one at a time from the non-dealer; the 21st is
-    the upcard. A match record's verifier re-deals each hand with it."""
-    deck = [int(c) for c in shuffled_deck(seed)]
-    leader = 1 - dealer
-    hands = [0, 0]
-    for i in range(20):
-        hands[leader if i % 2 == 0 else dealer] |= 1 << deck[i]
-    upcard = deck[20]
-    stock = deck[21:][::-1]  # deck[21] is drawn first
-    knock_limit, multiplier = hand_terms(rules, upcard)
-    hand = HandState(
-        number=number,
-        seed=seed,
-        nonce=nonce,
-        dealer=dealer,
-        hands=hands,
-        stock=stock,
-        discard_pile=[upcard],
-        phase=UPCARD_OFFER if rules.upcard_offer else DRAW,
-        turn=leader,
-        passes=0,
-        drawn_from_discard=None,
-        upcard_refused=False,
-        taken_from_discard=[0, 0],
-        first_upcard=upcard,
-        knock_limit=knock_limit,
-        multiplier=multiplier,
-    )
-    event = Event(
-        "hand_started",
-        {
-            "hand_number": number,
-            "dealer": dealer,
-            "upcard": code(upcard),
-            "stock_size": len(stock),
-            "knock_limit": knock_limit,
-            "multiplier": multiplier,
-            "commitment": commitment(seed, nonce),
-            "phase": hand.phase,
-            "turn": leader,
-        },
-        {s: {"hand": mask_codes(hands[s])} for s in (0, 1)},
-    )
-    return hand, event
-
-
-def hand_terms(rules: Ruleset, upcard: int) -> tuple[int, int]:
-    """(knock limit, score multiplier) of a hand; Oklahoma takes both from the first upcard."""
-    if not rules.oklahoma:
-        return rules.knock_limit, 1
-    # An ace upcard means only gin may end the hand; a spade doubles every score.
-    return (0 if POINTS[upcard] == 1 else POINTS[upcard]), (2 if upcard >> 4 == SPADES else 1)
 
 
 def knock_discards(hand: int, limit: int, forbidden: int | None) -> list[tuple[int, int]]:
@@ -751,7 +418,7 @@ def abort(state: MatchState, seat: int, reason: str) -> tuple[MatchState, list[E
 def _next_hand(state: MatchState) -> tuple[MatchState, list[Event]]:
     new = state.copy()
     dealer = new.next_dealer if new.next_dealer is not None else new.hand.dealer
-    new.hand, event = _deal(new.rules, new.seed, new.hand.number + 1, dealer)
+    new.hand, event = deal_next(new.rules, new.seed, new.hand.number + 1, dealer)
     new.next_dealer = None
     return new, [event]
 

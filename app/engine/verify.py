@@ -25,19 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.cards import codes, commitment, mask_codes
+from app.engine.deal import deal_hand, new_match
 from app.engine.errors import RuleError
-from app.engine.game import (
-    FORFEIT,
-    NEXT_HAND,
-    Action,
-    Event,
-    MatchState,
-    apply,
-    deal_hand,
-    forfeit,
-    new_match,
-)
+from app.engine.game import FORFEIT, apply, forfeit
 from app.engine.rules import Ruleset
+from app.engine.state import NEXT_HAND, Action, Event, MatchState
 
 FORMAT = "ginrummy-match-record"
 VERSION = 1

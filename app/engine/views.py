@@ -11,17 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine.cards import code, codes, mask_codes
-from app.engine.game import (
-    BIG_GIN,
-    DISCARD,
-    DISCARD_CARD,
-    FINISHED,
-    OVER,
-    MatchState,
-    _cards,
-    legal_actions_with_knocks,
-)
+from app.engine.game import _cards, legal_actions_with_knocks
 from app.engine.melds import arrange
+from app.engine.state import BIG_GIN, DISCARD, DISCARD_CARD, FINISHED, OVER, MatchState
 
 # Deadwood is shown by rank, then suit: the sort key of each card id.
 _RANK_FIRST: tuple[int, ...] = tuple((c & 15) * 4 + (c >> 4) for c in range(64))

@@ -17,7 +17,8 @@ from sqlalchemy import or_, select
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Event, MatchState
-from app.engine.game import ABORTED, FORFEIT, NEXT_HAND
+from app.engine.game import ABORTED, FORFEIT
+from app.engine.state import NEXT_HAND
 from app.engine.verify import FORMAT, VERSION
 from app.errors import ConflictError, NotFoundError
 from app.store import Database, tables

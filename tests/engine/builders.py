@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from app.engine import Action, MatchState, Ruleset, apply, make_ruleset, new_match, parse_card
 from app.engine.cards import ALL_CARDS, to_mask
-from app.engine.game import DRAW, UPCARD_OFFER, HandState, hand_terms
+from app.engine.deal import hand_terms
+from app.engine.state import DRAW, UPCARD_OFFER, HandState
 from app.engine.views import seat_view
 
 

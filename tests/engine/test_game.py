@@ -20,7 +20,8 @@ from app.engine import (
     parse_card,
 )
 from app.engine.cards import FULL_DECK_MASK, card, shuffled_deck
-from app.engine.game import DISCARD, DRAW, FINISHED, OVER, UPCARD_OFFER, _cards
+from app.engine.game import _cards
+from app.engine.state import DISCARD, DRAW, FINISHED, OVER, UPCARD_OFFER
 from tests.engine.builders import legal_kinds, play, position
 
 # Seat 0: A23C, 555, 999 and the 7C: deadwood 7 once it discards what it draws.

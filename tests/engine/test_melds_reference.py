@@ -20,10 +20,10 @@ from hypothesis import given, settings
 import app.engine.settlement as settlement_module
 from app.engine import Action, apply, legal_actions, make_ruleset, new_match
 from app.engine.cards import ALL_CARDS, LANE
-from app.engine.game import NEXT_HAND, OVER, RESIGN
 from app.engine.melds import _search, arrange, deadwood, discards_within
 from app.engine.rules import PRESETS
 from app.engine.settlement import LAYOFF_METHODS, settle
+from app.engine.state import NEXT_HAND, OVER, RESIGN
 from benchmarks.melds_bench import dense_hands as bench_dense
 from tests.engine.reference_melds import (
     reference_arrange,

@@ -21,7 +21,8 @@ from app.engine import (
     view,
 )
 from app.engine.cards import ALL_CARDS, FULL_DECK_MASK, card
-from app.engine.game import ACTION_KINDS, NEXT_HAND, OVER, RESIGN, _cards
+from app.engine.game import _cards
+from app.engine.state import ACTION_KINDS, NEXT_HAND, OVER, RESIGN
 
 GAME = settings(max_examples=25, deadline=None)
 

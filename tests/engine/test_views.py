@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from app.engine import PRESETS, apply, knock_discards, legal_actions, make_ruleset, new_match
 from app.engine.cards import card
-from app.engine.game import DISCARD, OVER, MatchState
+from app.engine.state import DISCARD, OVER, MatchState
 from app.engine.views import seat_view
 from tests.engine.builders import play, position
 from tests.engine.test_game import DEFENDER_18, NO_OFFER
