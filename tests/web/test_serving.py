@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
 
+from app.api.http.routes.web import WEB_DIST
 from tests.api.conftest import Server
 
 
@@ -42,3 +44,9 @@ def test_the_client_never_answers_for_an_api_path_or_another_method(web_server: 
         # A client's page answers GET and HEAD only.
         page = http.post("/t/3c9d1f0e2b7a4e5d8c6b0a1f2e3d4c5b", json={})
         assert page.status_code == 405 and page.headers["Allow"] == "GET, HEAD"
+
+
+def test_the_server_serves_the_build_of_this_repository() -> None:
+    # Where the module that mounts it finds the build: a move of that module once pointed it
+    # at app/web/dist, and every page answered 404.
+    assert Path(__file__).resolve().parents[2] / "web" / "dist" == WEB_DIST

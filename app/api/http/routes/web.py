@@ -18,7 +18,7 @@ from starlette.routing import Match, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-WEB_DIST = Path(__file__).resolve().parents[3] / "web" / "dist"
+WEB_DIST = Path(__file__).resolve().parents[4] / "web" / "dist"
 # API prefixes that never fall back to the client: an unknown API path stays a 404.
 API_PREFIXES = (
     "v1/",
