@@ -6,7 +6,7 @@ One ``RateLimits`` per process holds the named limits:
   ``app.api.edge.ratelimit`` middleware), a sliding window counter each;
 - ``chat``: chat lines per player, a moving window (exactly "at most N in any W seconds");
   ``chat_ip`` the same per client address, so fresh players from one address share one;
-- ``players_ip``: new players per client address, a sliding window counter;
+- ``players_ip``: new players per client address, a moving window (exact, as it is low);
 - ``socket``: frames per WebSocket connection (its messages, pings and pongs), counted by the
   connection itself (``Allowance``): a connection lives on one process, so sharing its count
   would only add a Redis round trip to every frame, and a control frame is answered where it is
@@ -177,7 +177,7 @@ class RateLimits:
             ),
             "players_ip": Limit.of(
                 _rate(settings.rate_limit_players_ip),
-                False,
+                True,
                 True,
                 "too many new players from this address",
             ),
