@@ -119,9 +119,10 @@ async def test_signed_notifications_arrive_in_order(
     assert verify(secrets[0], joined)
     assert not verify(secrets[1], joined)  # the other player's secret does not match
     # Some moves, then a resignation: every your_turn and both match_finished arrive, signed,
-    # in the order they were written.
+    # in the order they were written. Ten moves pass the turn to each seat at least twice
+    # whoever starts and whether the upcard is taken (the one who starts the match is not told).
     view = await get_table(http, table_id, players[0])
-    for _ in range(6):
+    for _ in range(10):
         view = (await step(http, table_id, players, view))["table"]
     r = await http.post(f"/v1/tables/{table_id}/resign", json={}, headers=players[0].auth)
     assert r.status_code == 200, r.text
