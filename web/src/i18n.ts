@@ -146,7 +146,7 @@ const pt = {
   ev_hand_won_one: "{name} ganhou a mão: 1 ponto.",
   ev_dead_hand: "Mão empatada: o monte acabou.",
   moveLog: "Lances da mão",
-  scoreSheet: "Súmula",
+  scoreSheet: "Placar das mãos",
   handShort: "Mão",
   youDrawStock: "Sua vez: compre do monte (os dois passaram a carta aberta).",
   youDrawPile: "Sua vez: pegue do descarte.",

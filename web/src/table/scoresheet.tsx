@@ -7,7 +7,7 @@ import { nameOf } from "./names";
 export function ScoreSheet({ view, game, order }: { view: TableOut; game: GameView; order: number[] }) {
   const history = game.match.history;
   return (
-    <section class="scoresheet" aria-labelledby="scoresheet-title">
+    <section class={`scoresheet${history.length ? "" : " empty"}`} aria-labelledby="scoresheet-title">
       <div class="sheet">
       <table>
         <caption id="scoresheet-title">{t("scoreSheet")}</caption>
