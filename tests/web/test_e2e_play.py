@@ -217,6 +217,20 @@ def test_organizar_gathers_the_melds_and_a_phone_keeps_each_meld_on_one_row(
     page.tap(".hand-tools .arrange")
     assert hand_cards(page) == arranged
     assert together(page)
+    # A card dragged onto another card of the hand takes its place.
+    last, first = arranged[-1], arranged[0]
+    start = page.locator(f".hand-card[data-card='{last}']").bounding_box()
+    onto = page.locator(f".hand-card[data-card='{first}']").bounding_box()
+    assert start and onto
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(onto["x"] + 10, onto["y"] + onto["height"] / 2, steps=8)
+    page.mouse.up()
+    page.wait_for_function(
+        "c => document.querySelector('.hand .hand-card').dataset.card === c", arg=last
+    )
+    page.tap(".hand-tools .arrange")
+    assert hand_cards(page) == arranged
     # DESISTIR is right above the cards on a phone.
     resign = page.locator(".hand-tools .resign-here")
     expect(resign).to_be_visible()
