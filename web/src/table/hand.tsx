@@ -229,6 +229,10 @@ export function MyHand(props: {
           {t("arrange")}
         </button>
         {tools}
+        {/* The scoreboard's SOBRA again, where a phone's thumb is (the scoreboard scrolls away). */}
+        <span class="deadwood-here" aria-hidden="true">
+          {t("deadwood")} <b>{yours.deadwood}</b>
+        </span>
         <span class="sr-only" role="status">
           {said}
         </span>
