@@ -73,6 +73,16 @@ def test_the_move_log_the_score_sheet_and_the_tab_title_on_your_turn(contexts: C
     wait_actionable(page)
     if page.get_attribute(".game", "data-phase") != "over":
         expect(moves.first).to_have_text(page.locator(".last-event").inner_text())
+        # The whole discard pile opens under it, first card to top, as the server has it.
+        base = page.url.split("/t/")[0]
+        auth = {"Authorization": f"Bearer {token_of(page)}"}
+        pile = httpx.get(f"{base}/v1/tables/{table_id}", headers=auth).json()["game"]["hand"]
+        if len(pile["discard_pile"]) > 1:
+            page.click(".pile-all summary")
+            shown = page.eval_on_selector_all(
+                ".pile-all-cards .card", "e => e.map(x => x.dataset.card)"
+            )
+            assert shown == pile["discard_pile"]
     play_until(page, "hand")
     # The hand is over: nobody's turn, the plain title again.
     expect(page).to_have_title("Gin Rummy")
