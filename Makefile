@@ -8,6 +8,9 @@ STAMP := $(VENV)/.installed
 
 # The web client (web/): npm ci when the lock changes, vite build when a source is newer.
 WEB_DEPS := web/node_modules/.installed
+# The TypeScript SDK (clients/typescript/): npm ci when its lock changes; its AsyncAPI parser
+# checks the sockets' document in the tests.
+SDK_TS_DEPS := clients/typescript/node_modules/.installed
 WEB_BUILD := web/dist/index.html
 WEB_SRC := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/tsconfig.sw.json
 
@@ -19,6 +22,10 @@ $(STAMP): pyproject.toml
 
 $(WEB_DEPS): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(SDK_TS_DEPS): clients/typescript/package.json clients/typescript/package-lock.json
+	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 $(WEB_BUILD): $(WEB_DEPS) $(WEB_SRC)
@@ -42,7 +49,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint web-check $(WEB_BUILD)
+test: lint web-check $(WEB_BUILD) $(SDK_TS_DEPS)
 	$(BIN)/pytest
 
 bench: $(STAMP)
