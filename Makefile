@@ -14,10 +14,11 @@ SDK_TS_DEPS := clients/typescript/node_modules/.installed
 WEB_BUILD := web/dist/index.html
 WEB_SRC := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/tsconfig.sw.json
 
-$(STAMP): pyproject.toml
+# The server, and the Python SDK (clients/python) beside it: its tests play against the server.
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev]' -e './clients/python[webhooks]'
 	touch $(STAMP)
 
 $(WEB_DEPS): web/package.json web/package-lock.json
