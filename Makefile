@@ -37,10 +37,12 @@ web-check: $(WEB_DEPS)
 	cd web && npx tsc --noEmit && npx tsc --noEmit -p tsconfig.sw.json
 	cd web && npx madge --circular --extensions ts,tsx --ts-config tsconfig.json src
 
-# After an API change: regenerate the client's types from the server's schemas.
-web-types: $(STAMP) $(WEB_DEPS)
+# After an API change: regenerate the clients' types (web/, clients/typescript/) from the
+# server's schemas.
+web-types: $(STAMP) $(WEB_DEPS) $(SDK_TS_DEPS)
 	$(BIN)/python -m scripts.web_schemas
 	cd web && npm run --silent types
+	cd clients/typescript && npm run --silent types
 
 run: $(STAMP) $(WEB_BUILD)
 	$(BIN)/python -m app
