@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from typing import Any
+
 import pytest
 
 from ginrummy_client import ApiError, Client, PlayerSocket, RefusedError, SyncClient, TableSocket
+from ginrummy_client.bot import BotKit, Config, Follow
 from tests.api.conftest import Server
+from tests.waiting import until
 
 
 def test_the_sync_layer_plays_over_the_socket(sdk_server: Server) -> None:
@@ -55,3 +61,51 @@ async def test_refusals_are_typed(sdk_server: Server) -> None:
                     table["table_id"], "hi"
                 )
         assert limited.value.status == 429 and limited.value.retry_after
+
+
+async def test_a_following_kit_plays_the_tables_its_account_sits_at(sdk_server: Server) -> None:
+    """``follow``: the kit plays a table its account was seated at elsewhere, told by the
+    player's socket (``your_turn``); a person plays the other seat over HTTP."""
+    async with Client(sdk_server.url) as bot, Client(sdk_server.url) as person:
+        await bot.sign_up("Fay")
+        await person.sign_up("Gus")
+        table = await person.create_table(rules={"target": 10})
+        table_id = table["table_id"]
+        await bot.accept(table["invite_code"], table_id)
+        kit = BotKit(Config(server=sdk_server.url, token=bot.token, follow=True), easy)
+        running = asyncio.create_task(kit.run())
+        try:
+            [follow] = kit.sources
+            assert isinstance(follow, Follow)
+            await until(lambda: follow.notes is not None and follow.notes.connects, what="notes")
+            await person.start(table_id)
+
+            async def finished() -> bool:
+                view = await person.view(table_id)
+                game = view["game"]
+                if game["match"]["status"] == "finished":
+                    return True
+                actions = [a for a in game["legal"]["actions"] if a != "resign"]
+                if actions:  # the person's turn, or a hand to deal
+                    with contextlib.suppress(ApiError):
+                        move = {"kind": "next_hand"} if "next_hand" in actions else easy(view)
+                        await person.move(table_id, move, view["version"])
+                return False
+
+            await until(finished, timeout=120, what="the match played by the kit")
+            assert kit.players[table_id].moves > 0
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+
+
+def easy(view: dict[str, Any]) -> dict[str, Any]:
+    """Knock when it can, else take the stock and shed the first legal discard."""
+    legal = view["game"]["legal"]
+    if legal["knock_discards"]:
+        return {"kind": "knock", "card": legal["knock_discards"][0]["card"]}
+    for kind in ("pass", "draw_stock"):
+        if kind in legal["actions"]:
+            return {"kind": kind}
+    return {"kind": "discard", "card": legal["discards"][0]}

@@ -65,8 +65,12 @@ class Follow:
 
     KINDS = ("your_turn", "opponent_joined")
 
+    def __init__(self) -> None:
+        self.notes: PlayerSocket | None = None
+
     async def tables(self, api: Client) -> AsyncIterator[str]:
-        async with PlayerSocket(api) as notes:
+        self.notes = PlayerSocket(api)
+        async with self.notes as notes:
             async for note in notes:
                 if note["type"] in self.KINDS:
                     yield str(note["table_id"])
