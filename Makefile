@@ -12,7 +12,7 @@ WEB_DEPS := web/node_modules/.installed
 # checks the sockets' document in the tests.
 SDK_TS_DEPS := clients/typescript/node_modules/.installed
 WEB_BUILD := web/dist/index.html
-WEB_SRC := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/tsconfig.sw.json
+WEB_SRC := $(shell find web/src web/public clients/typescript/src -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/tsconfig.sw.json
 
 # The server, and the Python SDK (clients/python) beside it: its tests play against the server.
 $(STAMP): pyproject.toml clients/python/pyproject.toml
@@ -29,11 +29,13 @@ $(SDK_TS_DEPS): clients/typescript/package.json clients/typescript/package-lock.
 	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(WEB_BUILD): $(WEB_DEPS) $(WEB_SRC)
+# The web client takes the TypeScript SDK from its sources (web/tsconfig.json's paths), with
+# the SDK's own dependencies.
+$(WEB_BUILD): $(WEB_DEPS) $(SDK_TS_DEPS) $(WEB_SRC)
 	cd web && npx vite build --logLevel warn
 
 # Types, then no import cycle under web/src (madge exits 1 naming each circle).
-web-check: $(WEB_DEPS)
+web-check: $(WEB_DEPS) $(SDK_TS_DEPS)
 	cd web && npx tsc --noEmit && npx tsc --noEmit -p tsconfig.sw.json
 	cd web && npx madge --circular --extensions ts,tsx --ts-config tsconfig.json src
 

@@ -7,15 +7,16 @@ import type { components, paths } from "./generated/api.js";
 export type Schemas = components["schemas"];
 export type RestClient = Client<paths>;
 
-/** A refusal: the HTTP status (0 on a socket), the server's stable `code` and its message. */
+/** A refusal: the HTTP status (0 on a socket), the server's stable `code` and its message
+ * (`reason`, as the server wrote it). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    message: string,
+    readonly reason: string,
     readonly retryAfter: number | null = null,
   ) {
-    super(`${status} ${code}: ${message}`);
+    super(`${status} ${code}: ${reason}`);
     this.name = "ApiError";
   }
 }

@@ -49,8 +49,9 @@ export interface SocketOptions {
   /** The server's base URL, e.g. "http://127.0.0.1:8000" ("" in a page served by it). */
   baseUrl: string;
   rest: RestClient;
-  /** Whether to open with a ticket of the REST client's token (else as a spectator). */
-  authenticate?: boolean;
+  /** Whether to open with a ticket of the REST client's token (else as a spectator); a
+   * function is asked at each connection. */
+  authenticate?: boolean | (() => boolean);
   /** Reconnect when nothing came for this long (60 s; several heartbeats). */
   idleMs?: number;
   /** The first wait before a reconnect, doubled each time up to maxDelayMs (100 ms, 10 s). */
@@ -85,6 +86,7 @@ abstract class Socket<M extends ServerMessage> {
   private ids = 0;
   private listeners = new Set<(message: M) => void>();
   private ends = new Set<(error: Error | null) => void>();
+  private states = new Set<(state: State) => void>();
   private opened: Array<() => void> = [];
 
   constructor(protected readonly options: SocketOptions) {}
@@ -101,6 +103,18 @@ abstract class Socket<M extends ServerMessage> {
   onMessage(listener: (message: M) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Called at each change of `state` (open, waiting to reconnect, ...). */
+  onState(listener: (state: State) => void): () => void {
+    this.states.add(listener);
+    return () => this.states.delete(listener);
+  }
+
+  private set(state: State): void {
+    if (this.state === state) return;
+    this.state = state;
+    for (const listener of this.states) listener(state);
   }
 
   /** Called once when the socket ends: null when closed by `close()`, else why. */
@@ -187,7 +201,8 @@ abstract class Socket<M extends ServerMessage> {
 
   private async url(): Promise<string> {
     let path = this.path();
-    if (this.options.authenticate ?? true) {
+    const authenticate = this.options.authenticate ?? true;
+    if (typeof authenticate === "function" ? authenticate() : authenticate) {
       const { data, response } = await this.options.rest.POST("/v1/ws-tickets");
       if (response.status === 401) throw new SocketRefused(4401, "unauthorized", null);
       const ticket = ok({ data, response }).ticket;
@@ -199,7 +214,7 @@ abstract class Socket<M extends ServerMessage> {
 
   private async connect(): Promise<void> {
     if (this.state === "closed") return;
-    this.state = "connecting";
+    this.set("connecting");
     let url: string;
     try {
       url = await this.url();
@@ -214,7 +229,7 @@ abstract class Socket<M extends ServerMessage> {
     this.lastError = null;
     ws.onopen = () => {
       if (this.ws !== ws) return;
-      this.state = "open";
+      this.set("open");
       this.connects++;
       this.watch();
       for (const done of this.opened.splice(0)) done();
@@ -250,7 +265,7 @@ abstract class Socket<M extends ServerMessage> {
   }
 
   private later(code: number | null): void {
-    this.state = "waiting";
+    this.set("waiting");
     const delay = backoff(this.attempt++, code, this.options);
     this.timer = setTimeout(() => void this.connect(), delay);
   }
@@ -267,7 +282,7 @@ abstract class Socket<M extends ServerMessage> {
 
   private finish(error: Error | null): void {
     if (this.state === "closed") return;
-    this.state = "closed";
+    this.set("closed");
     clearTimeout(this.timer);
     clearTimeout(this.idle);
     const ws = this.ws;
