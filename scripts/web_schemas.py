@@ -5,7 +5,8 @@
 ``openapi.json`` is the server's OpenAPI document and ``ws.json`` the WebSocket messages (one
 ``$defs`` with ``ServerMessage`` and ``ClientMessage``), both without their examples, which
 shape no type. The sockets' AsyncAPI document, as ``/asyncapi.json`` serves it, is written to
-``docs/schemas/asyncapi.json`` (``tests/api/test_asyncapi.py`` checks it).
+``docs/schemas/asyncapi.json``, and rendered as ``docs/sockets.md`` (``tests/api/test_asyncapi.py``
+checks both).
 ``tests/web/test_types.py`` fails when either of the first two, or the TypeScript generated from
 them (``web/src/generated/``), no longer matches the server.
 """
@@ -21,10 +22,12 @@ from pydantic.json_schema import models_json_schema
 from app.api.live.asyncapi import asyncapi
 from app.api.live.messages import MESSAGE_MODELS, MoveMessage, PingMessage
 from app.main import create_app
+from scripts.asyncapi_docs import render
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "web" / "schema"
 ASYNCAPI_FILE = ROOT / "docs" / "schemas" / "asyncapi.json"
+SOCKETS_DOC = ROOT / "docs" / "sockets.md"
 
 
 def _without_examples(value: Any) -> Any:
@@ -74,6 +77,7 @@ def main() -> None:
     (SCHEMA_DIR / "openapi.json").write_text(dumps(openapi_schema()))
     (SCHEMA_DIR / "ws.json").write_text(dumps(ws_messages_schema()))
     ASYNCAPI_FILE.write_text(dumps(asyncapi()))
+    SOCKETS_DOC.write_text(render(asyncapi()))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from scripts.web_schemas import ASYNCAPI_FILE, dumps
+from scripts.asyncapi_docs import render
+from scripts.web_schemas import ASYNCAPI_FILE, SOCKETS_DOC, dumps
 from tests.api.conftest import Server, sqlite_only, start_server
 from tests.api.helpers import JSON, Player, choose, get_table, mover, new_player, new_table, step
 from tests.waiting import until
@@ -69,6 +70,7 @@ async def test_the_document_is_valid_asyncapi_3_and_the_committed_one(
     document = await _document(http)
     assert document["asyncapi"].startswith("3.")
     assert ASYNCAPI_FILE.read_text() == dumps(document), "run `make web-types` and commit"
+    assert SOCKETS_DOC.read_text() == render(document), "run `make web-types` and commit"
     assert (SDK / "node_modules" / "@asyncapi" / "parser").exists(), "run `make test`"
     path = tmp_path / "asyncapi.json"
     path.write_text(json.dumps(document))
@@ -102,6 +104,7 @@ class Tape:
         self.base = base.replace("http://", "ws://", 1)
         self.messages: list[tuple[str, JSON]] = []
         self.closes: list[int] = []
+        self.refusals: list[tuple[str, int]] = []
         self.tasks: list[asyncio.Task[None]] = []
 
     async def open(
@@ -130,6 +133,7 @@ class Tape:
         ws, _ = await self.open(channel, path, **headers)
         await asyncio.wait_for(self.tasks[-1], 10)
         assert ws.close_code is not None
+        self.refusals.append((channel, ws.close_code))
         return ws.close_code
 
 
@@ -271,6 +275,8 @@ async def test_every_message_of_a_recorded_match_matches_the_document(
         )
     documented = {c["code"] for c in document["channels"]["table"]["x-close-codes"]}
     assert set(tape.closes) - {1000, 1005} <= documented
+    for channel, code in tape.refusals:
+        assert code in {c["code"] for c in document["channels"][channel]["x-close-codes"]}
     assert {4400, 4401, 4403, 4404} <= set(tape.closes)
     # A message that drifts from the document is caught: the check can fail.
     view = next(m for c, m in tape.messages if m["type"] == "view")

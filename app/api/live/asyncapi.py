@@ -68,8 +68,16 @@ _HEADERS: dict[str, Any] = {
 }
 
 
-def _description(what: str) -> str:
-    rows = "\n".join(f"| {code} | {when} | {then} |" for code, when, then in CLOSE_CODES)
+# The close codes the player socket cannot end with: it takes no ``since`` and names no table.
+TABLE_ONLY = frozenset({4400, 4404})
+
+
+def _codes(table: bool) -> tuple[tuple[int, str, str], ...]:
+    return tuple(c for c in CLOSE_CODES if table or c[0] not in TABLE_ONLY)
+
+
+def _description(what: str, table: bool) -> str:
+    rows = "\n".join(f"| {code} | {when} | {then} |" for code, when, then in _codes(table))
     return (
         f"{what}\n\nA refused handshake is accepted, answered with one `error` message, then "
         "closed with the code below. Every message is a JSON text frame with a `type`.\n\n"
@@ -77,8 +85,8 @@ def _description(what: str) -> str:
     )
 
 
-def _close_codes() -> list[dict[str, Any]]:
-    return [{"code": code, "when": when, "then": then} for code, when, then in CLOSE_CODES]
+def _close_codes(table: bool) -> list[dict[str, Any]]:
+    return [{"code": code, "when": when, "then": then} for code, when, then in _codes(table)]
 
 
 def _asyncapi_schema(value: Any) -> Any:
@@ -99,6 +107,9 @@ def _schemas() -> dict[str, Any]:
     models: list[type[BaseModel]] = list(MESSAGE_MODELS.values())
     _, top = models_json_schema([(m, "serialization") for m in models], ref_template=REF)
     schemas: dict[str, Any] = _asyncapi_schema(top["$defs"])
+    for model in models:  # every message carries its type (the models default it)
+        schema = schemas[model.__name__]
+        schema["required"] = ["type", *(f for f in schema.get("required", []) if f != "type")]
     return schemas
 
 
@@ -119,10 +130,11 @@ def _message(kind: str, model: type[BaseModel]) -> dict[str, Any]:
 
 def _channel(address: str, what: str, sends: tuple[str, ...], query: dict[str, Any]) -> Any:
     kinds = (*sends, *RECEIVES)
+    table = bool(query)
     return {
         "address": address,
         "title": what.split(":", 1)[0],
-        "description": _description(what),
+        "description": _description(what, table),
         "messages": {k: {"$ref": f"#/components/messages/{k}"} for k in kinds},
         "bindings": {
             "ws": {
@@ -132,7 +144,7 @@ def _channel(address: str, what: str, sends: tuple[str, ...], query: dict[str, A
                 "bindingVersion": "0.1.0",
             }
         },
-        "x-close-codes": _close_codes(),
+        "x-close-codes": _close_codes(table),
     }
 
 
