@@ -32,8 +32,7 @@ def test_the_sdk_builds_type_checks_and_has_the_generated_types() -> None:
     for name in ("api.ts", "ws.ts"):
         mine = (SDK / "src" / "generated" / name).read_text()
         assert mine == (ROOT / "web" / "src" / "generated" / name).read_text(), HINT
-    _run(*NPM, "check")
-    _run(*NPM, "build")
+    _run(*NPM, "build")  # type-checks src/ as it compiles (the tests are, by `npm test`)
     assert (SDK / "dist" / "index.js").exists() and (SDK / "dist" / "index.d.ts").exists()
 
 

@@ -40,23 +40,25 @@ async def table_of(server: Server, table_id: str) -> Any:
 async def test_the_kit_plays_matches_against_a_server_bot(
     sdk_server: Server, tmp_path: Path
 ) -> None:
-    """From a config file: creates the table, seats a server bot, plays, rematches, and keeps
-    the account's token in its file."""
+    """From a config file: creates two tables, seats a server bot at each, plays both at once
+    with one engine process, rematches, and keeps the account's token in its file."""
     config = tmp_path / "bot.toml"
     token = tmp_path / "rob.token"
     config.write_text(
         f'server = "{sdk_server.url}"\nname = "Rob"\ntoken_file = "{token}"\n'
         f"engine = {json.dumps(engine('hard').split())}\nmatches = 2\n"
-        '[[create]]\nrules = { target = 30 }\nvs = "easy"\n'
+        '[[create]]\nrules = { target = 30 }\nvs = "easy"\ncount = 2\n'
     )
     summary = await kit("--config", str(config))
-    [table] = summary["tables"]
-    assert [m["match_number"] for m in table["matches"]] == [1, 2]
-    assert all(m["winner"] in (0, 1) and m["seat"] == 0 for m in table["matches"])
-    assert table["moves"] > 0
-    view = await table_of(sdk_server, table["table_id"])
-    assert view["game"]["match"]["status"] == "finished"
-    assert view["seats"][1]["bot_level"] == "easy"
+    tables = summary["tables"]
+    assert len({t["table_id"] for t in tables}) == 2
+    for table in tables:
+        assert [m["match_number"] for m in table["matches"]] == [1, 2]
+        assert all(m["winner"] in (0, 1) and m["seat"] == 0 for m in table["matches"])
+        assert table["moves"] > 0
+        view = await table_of(sdk_server, table["table_id"])
+        assert view["game"]["match"]["status"] == "finished"
+        assert view["seats"][1]["bot_level"] == "easy"
     assert token.read_text().strip()
 
 
