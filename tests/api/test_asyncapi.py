@@ -3,7 +3,8 @@ as the committed copy, and true to what the server sends.
 
 The corpus is recorded here from a real server: a full match with two seats, a spectator and
 both players' sockets, moves over the socket (acks and refusals), pings, chat (a spectator's
-skip), a resume with ``since``, heartbeats, and refused handshakes with their close codes. Every
+skip), a resume with ``since``, heartbeats, a revoked token, and refused handshakes with their close
+codes. Every
 message of it must validate against the document's schema for its channel, every message the
 document lists for a channel must occur, and every close code seen must be documented.
 """
@@ -219,6 +220,10 @@ async def _record(served: Server, http: httpx.AsyncClient) -> Tape:
     _, fresh = await tape.open("table", f"/v1/tables/{tid}/ws?since=100000")
     await until(lambda: bool(fresh))
     assert fresh[0]["type"] == "view"
+
+    # A rotated token: its sockets are told, then closed (4401).
+    assert (await http.post("/v1/players/me/tokens/rotate", headers=p1.auth)).is_success
+    await until(lambda: any(m.get("code") == "token_revoked" for m in notes1), what="revoked")
 
     # Refused handshakes.
     used = await _ticket(http, p0)

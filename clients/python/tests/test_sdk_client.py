@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ginrummy_client import ApiError, Client, PlayerSocket, RefusedError, SyncClient, TableSocket
+from ginrummy_client import (
+    ApiError,
+    Backoff,
+    Client,
+    PlayerSocket,
+    RefusedError,
+    SyncClient,
+    TableSocket,
+)
 from ginrummy_client.bot import BotKit, Config, Follow
-from tests.api.conftest import Server
+from tests.api.conftest import Server, start_server
 from tests.waiting import until
 
 
@@ -109,3 +118,33 @@ def easy(view: dict[str, Any]) -> dict[str, Any]:
         if kind in legal["actions"]:
             return {"kind": kind}
     return {"kind": "discard", "card": legal["discards"][0]}
+
+
+def test_after_a_4429_the_next_try_waits_longer() -> None:
+    """A crowded server (4429) is not retried at once, whatever the attempt."""
+    backoff = Backoff(base=0.1, cap=10, crowded=2.0)
+    assert all(backoff.next(4429) >= 2.0 for _ in range(5))
+    backoff.reset()
+    assert backoff.next(1006) <= 0.1
+
+
+async def test_a_socket_refused_as_one_too_many_waits_and_gets_in(tmp_path: Path) -> None:
+    """One socket a player: a second is refused with 4429, is not given up, and connects once
+    the first closes."""
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'one.db'}", ws_max_per_player=1)
+    try:
+        async with Client(server.url) as api:
+            await api.sign_up("Una")
+            table = await api.create_table()
+            first = TableSocket(api, table["table_id"])
+            second = TableSocket(api, table["table_id"], backoff=Backoff(crowded=0.2))
+            async with first:
+                assert (await anext(first))["type"] == "view"
+                async with second:
+                    refused = await anext(second)
+                    assert refused["type"] == "error" and refused["code"] == "too_many_sockets"
+                    await first.close()
+                    assert (await anext(second))["type"] == "view"
+                    assert second.connects == 2  # the refused one, then the one let in
+    finally:
+        server.stop()
