@@ -3,10 +3,10 @@ as the committed copy, and true to what the server sends.
 
 The corpus is recorded here from a real server: a full match with two seats, a spectator and
 both players' sockets, moves over the socket (acks and refusals), pings, chat (a spectator's
-skip), a resume with ``since``, heartbeats, a revoked token, and refused handshakes with their close
-codes. Every
-message of it must validate against the document's schema for its channel, every message the
-document lists for a channel must occur, and every close code seen must be documented.
+skip), a resume with ``since``, heartbeats, a revoked token, and refused handshakes with their
+close codes. Every message of it must validate against the document's schema for its channel,
+every message the document lists for a channel must occur, and every close code seen must be
+documented.
 """
 
 from __future__ import annotations
