@@ -144,7 +144,9 @@ async def test_a_socket_refused_as_one_too_many_waits_and_gets_in(tmp_path: Path
                     refused = await anext(second)
                     assert refused["type"] == "error" and refused["code"] == "too_many_sockets"
                     await first.close()
-                    assert (await anext(second))["type"] == "view"
-                    assert second.connects == 2  # the refused one, then the one let in
+                    # Refused again while the server has not yet counted the first one out.
+                    while (message := await anext(second))["type"] != "view":
+                        assert message["code"] == "too_many_sockets"
+                    assert second.connects >= 2  # the refused ones, then the one let in
     finally:
         server.stop()
