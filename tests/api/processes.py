@@ -43,7 +43,7 @@ def start_process(log: Path, **env: str) -> Process:
         "BOT_DISCARD_DELAY": "0",
         **env,
     }
-    with log.open("ab") as out:
+    with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "app"], cwd=ROOT, env=environment, stdout=out, stderr=out
         )

@@ -44,8 +44,7 @@ async def test_a_bot_plays_on_through_a_server_restart(tmp_path: Path) -> None:
         "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'restart.db'}",
         "WS_HEARTBEAT": "1",
     }
-    log = tmp_path / "server.log"
-    server = start_process(log, **env)
+    server = start_process(tmp_path / "before.log", **env)
     messages: list[JSON] = []
     try:
         async with Client(server.url) as api:
@@ -60,7 +59,7 @@ async def test_a_bot_plays_on_through_a_server_restart(tmp_path: Path) -> None:
             assert not playing.done()
             stop(server)  # mid-match: the socket is cut, its reconnects refused meanwhile
             before = socket.last_seq
-            server = start_process(log, **env)
+            server = start_process(tmp_path / "after.log", **env)
             results = await asyncio.wait_for(playing, 120)
             assert results and results[0]["winner"] in (0, 1)
             assert socket.connects >= 2
