@@ -12,7 +12,8 @@ or match starting or ending) it fetches its view
 (``GET /v1/tables/{id}``), and while that view has a move asks ``get_bot(level).choose(game,
 events)`` and posts it to the move's endpoint with ``expected_version``; a 409 means the table
 moved on, and the next message brings it back. It deals the next hand when one is over, starts
-a rematch until it has played ``--matches`` matches, then prints a JSON summary and exits.
+a rematch (asks for one, or agrees to one asked for) until it has played ``--matches``
+matches, then prints a JSON summary and exits.
 
 With ``--webhook`` it opens no socket: it registers a webhook and wakes when the server POSTs
 ``your_turn`` (``app.bots.remote_webhooks``).
@@ -37,7 +38,9 @@ from app.bots import LEVELS, NoMoveError, get_bot, remote_webhooks
 JSON = dict[str, Any]
 
 # Besides ``your_turn``: the events after which this seat may have something to do.
-STEP_EVENTS = frozenset({"player_joined", "bot_seated", "match_started", "hand_over", "match_over"})
+STEP_EVENTS = frozenset(
+    {"player_joined", "bot_seated", "match_started", "hand_over", "match_over", "rematch_offered"}
+)
 
 # Engine action kinds to (endpoint under /v1/tables/{id}/, body).
 _PLAIN = {
@@ -171,7 +174,10 @@ class RemoteBot:
                         "final_scores": match["final_scores"],
                     }
                 )
-            return ("done", {}) if len(self.results) >= self.matches else ("rematch", {})
+            if len(self.results) >= self.matches:
+                return "done", {}
+            # Asked already: the other seat answers (a rematch it asks for too starts one).
+            return ("", {}) if view.get("rematch_offer") == view["you"] else ("rematch", {})
         try:
             return endpoint(self.bot.choose(game, self.events))
         except NoMoveError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from tests.api.conftest import Server
-from tests.api.helpers import get_table, new_player, new_table, seated_table, step
+from tests.api.helpers import get_table, new_player, new_table, rematch, seated_table, step
 
 
 async def test_invite_join_start_and_spectators(client: httpx.AsyncClient) -> None:
@@ -83,9 +83,7 @@ async def test_rematch_starts_a_new_match_at_the_same_seats(client: httpx.AsyncC
     r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p1.auth)
     assert r.status_code == 409 and r.json()["code"] == "match_not_finished"
     await client.post(f"/v1/tables/{table_id}/resign", headers=p0.auth)
-    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p1.auth)
-    assert r.status_code == 200, r.text
-    view = r.json()["table"]
+    view = await rematch(client, table_id, p1, p0)
     assert view["match_number"] == 2 and view["status"] == "playing"
     assert view["game"]["match"]["scores"] == [0, 0]
     assert [s["player"]["id"] for s in view["seats"]] == [p0.id, p1.id]

@@ -20,7 +20,7 @@ import pytest
 
 from app.engine.verify import verify
 from tests.api.conftest import sqlite_only, start_server
-from tests.api.helpers import JSON, Player, choose, get_table, seated_table
+from tests.api.helpers import JSON, Player, choose, get_table, rematch, seated_table
 from tests.api.processes import processes
 from tests.waiting import until, wait_for
 
@@ -168,8 +168,7 @@ async def test_a_seat_that_never_moved_has_the_match_aborted_unrated(
         assert (profile["won"], profile["lost"], profile["ratings"]) == (0, 0, [])
     r = await client.get(f"/v1/matches/{table_id}-1/record")
     assert r.status_code == 404 and r.json()["code"] == "match_not_found"
-    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=players[late].auth)
-    assert r.status_code == 200, r.text
+    await rematch(client, table_id, players[late], players[1 - late])
 
 
 async def test_claim_waits_for_the_opponent_and_the_late_player_may_still_move(

@@ -84,6 +84,10 @@ export type InviteUrl = string | null;
 export type MatchNumber = number;
 export type Preset = string;
 export type Rated = boolean;
+/**
+ * The seat that asked for a rematch, until the other seat accepts (POST .../rematch/accept) or declines (POST .../rematch/decline).
+ */
+export type RematchOffer = number | null;
 export type Role = "seat" | "spectator";
 /**
  * easy, medium or hard for a bot's seat
@@ -187,6 +191,7 @@ export interface TableOut {
   match_number: MatchNumber;
   preset: Preset;
   rated?: Rated;
+  rematch_offer?: RematchOffer;
   role: Role;
   rules: Rules;
   seats: Seats;
