@@ -448,7 +448,8 @@ export interface paths {
         };
         /**
          * Push Key
-         * @description The VAPID public key to subscribe with (404 ``push_disabled`` when the server has none).
+         * @description Whether the server pushes, and the VAPID public key to subscribe with (``enabled:
+         *     false``, no key, when the server has none: a page asks at every load, without an error).
          */
         get: operations["push_key_v1_push_key_get"];
         put?: never;
@@ -1455,13 +1456,23 @@ export interface components {
              */
             won: number;
         };
-        /** PushKeyOut */
+        /**
+         * PushKeyOut
+         * @description Whether this server pushes, and the key to subscribe with. A server without a VAPID key
+         *     says ``enabled: false`` here (its other push routes answer 404 ``push_disabled``), so a
+         *     client learns push is off without an error.
+         */
         PushKeyOut: {
             /**
-             * Public Key
-             * @description The server's VAPID public key (uncompressed P-256 point, base64url): `applicationServerKey` of `PushManager.subscribe`.
+             * Enabled
+             * @description The server has a VAPID key: Web Push is on.
              */
-            public_key: string;
+            enabled: boolean;
+            /**
+             * Public Key
+             * @description The server's VAPID public key (uncompressed P-256 point, base64url): `applicationServerKey` of `PushManager.subscribe`; null when push is off.
+             */
+            public_key: string | null;
         };
         /** PushKeys */
         PushKeys: {
@@ -3127,15 +3138,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PushKeyOut"];
-                };
-            };
-            /** @description unknown table */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
