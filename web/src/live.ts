@@ -1,6 +1,7 @@
 // A table's live state: the view (server-sent, never computed here), the log it has seen, and
 // its WebSocket, which resumes with `since` after a drop so no event is missed.
 import { api, ApiError, socketTicket, wsUrl } from "./api";
+import { refusal } from "./i18n";
 import type { EventMessage, ViewMessage } from "./generated/ws";
 import type { CommandOut, GameEvent, ServerMessage, TableOut } from "./types";
 
@@ -172,6 +173,12 @@ export class TableLive {
   /** Run a command; its response is this table's newest view, rendered at once. */
   async command(run: () => Promise<CommandOut>): Promise<boolean> {
     if (this.busy) return false;
+    if (this.connection === "offline") {
+      // The page shows why its buttons are disabled; a key pressed meanwhile is told the same.
+      this.error = refusal("offline", "");
+      this.emit();
+      return false;
+    }
     this.busy = true;
     this.error = null;
     try {
