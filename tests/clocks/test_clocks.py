@@ -117,6 +117,8 @@ async def test_forfeit_ends_the_match_as_a_loss_with_its_own_reason(
     match = view["game"]["match"]
     assert match["winner"] == 1 - late
     assert view["clock"]["running"] is None and view["clock"]["deadline"] is None
+    # The loser's clock stopped where it ran out, and says whose it was.
+    assert view["clock"]["expired"] == late and view["clock"]["remaining"][late] == 0
     log = await events(client, table_id, players[0])
     assert [e for e in log if e["type"] == "timed_out"] == [
         {"seq": log[-2]["seq"], "type": "timed_out", "seat": late, "reason": "timeout"}
@@ -200,6 +202,12 @@ async def test_claim_waits_for_the_opponent_and_the_late_player_may_still_move(
     match = r.json()["table"]["game"]["match"]
     assert match["status"] == "finished" and match["winner"] == 1 - running
     assert r.json()["events"][-1]["reason"] == "timeout"
+    stopped = r.json()["table"]["clock"]
+    assert (stopped["running"], stopped["expired"], stopped["remaining"][running]) == (
+        None,
+        running,
+        0,
+    )
 
 
 async def test_autoplay_plays_for_the_absent_seat_until_its_person_returns(
