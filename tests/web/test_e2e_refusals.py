@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlparse
 
 from playwright.sync_api import Route, WebSocketRoute, expect
 
@@ -73,3 +74,26 @@ def test_offline_the_moves_are_disabled_and_say_why(contexts: Contexts) -> None:
     page.unroute("**/v1/**", refuse)
     expect(page.locator(".offline-why")).to_have_count(0, timeout=20_000)
     expect(page.locator(".game button").first).to_be_enabled()
+
+
+def test_an_unknown_table_keeps_the_header_and_a_way_home(contexts: Contexts) -> None:
+    page = contexts.new().new_page()
+    page.goto(f"/t/{'0' * 32}")
+    page.click("button:has-text('Assistir sem dar nome')")  # no name needed to look
+    expect(page.locator(".not-found h2")).to_have_text("Mesa não encontrada.")
+    expect(page.locator(".topbar")).to_contain_text("Gin Rummy")
+    page.click(".not-found button:has-text('Início')")
+    expect(page.locator("input[name=name]")).to_be_visible()
+    assert urlparse(page.url).path == "/"
+
+
+def test_a_server_without_push_logs_no_console_error_on_load(contexts: Contexts) -> None:
+    page = contexts.new().new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    start_bot_match(page, "Ada", "TITO")
+    with page.expect_response("**/v1/push/key") as asked:
+        page.goto("/")  # a returning player: the start page asks whether the server pushes
+    assert asked.value.status == 200 and asked.value.json()["enabled"] is False
+    expect(page.locator(".tables li")).to_have_count(1)
+    assert not errors, errors
