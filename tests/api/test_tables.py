@@ -144,3 +144,29 @@ async def test_health_and_readiness(client: httpx.AsyncClient, server: Server) -
     spec = (await client.get("/openapi.json")).json()
     discard = spec["paths"]["/v1/tables/{table_id}/moves/discard"]["post"]
     assert {"401", "403", "404", "409", "422"} <= set(discard["responses"])
+
+
+async def test_an_invite_tells_the_rules_and_clock_the_invitee_is_shown(
+    client: httpx.AsyncClient,
+) -> None:
+    """The invite page names the inviter and explains the variant from this read alone (no
+    token): the preset's full ruleset, bonuses included, and the clock; nothing of a hand."""
+    bia, bo = await new_player(client, "Bia"), await new_player(client, "Bo")
+    clock = {"control": "per_move", "seconds": 86400, "policy": "claim"}
+    table = await new_table(client, bia, preset="reino", rules={"knock_limit": 8}, clock=clock)
+    r = await client.get(f"/v1/invites/{table['invite_code']}")
+    assert r.status_code == 200, r.text
+    offer = r.json()
+    assert offer["inviter"] == {"id": bia.id, "name": "Bia"} and offer["preset"] == "reino"
+    rules = offer["rules"]
+    assert (rules["game_bonus"], rules["line_bonus"], rules["knock_limit"]) == (100, 25, 8)
+    assert (rules["oklahoma"], rules["layoff"], rules["target"]) == (False, "joint", 100)
+    assert offer["clock"]["control"] == "per_move" and offer["clock"]["seconds"] == 86400
+    # Once the match is on, a late visitor reads the same, the seat taken, and no card.
+    r = await client.post(f"/v1/invites/{table['invite_code']}", headers=bo.auth)
+    assert r.status_code == 200, r.text
+    r = await client.post(f"/v1/tables/{table['table_id']}/start", headers=bia.auth)
+    assert r.status_code == 200, r.text
+    late = (await client.get(f"/v1/invites/{table['invite_code']}")).json()
+    assert (late["seat_open"], late["status"], late["rules"]) == (False, "playing", rules)
+    assert "game" not in late and "yours" not in str(late)
