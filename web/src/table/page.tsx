@@ -56,6 +56,7 @@ function LangSwitch({ switchLang }: { switchLang: () => void }) {
 function NameGate({ onDone, onWatch }: { onDone: () => void; onWatch: () => void }) {
   const [name, setName] = useState("");
   const [missing, setMissing] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   const [deck, setDeck] = useState<DeckDesign>(deckPref());
   return (
     <form
@@ -67,14 +68,22 @@ function NameGate({ onDone, onWatch }: { onDone: () => void; onWatch: () => void
           return;
         }
         setDeckPref(deck);
-        void ensurePlayer(name.trim()).then(() => {
-          listen();
-          onDone();
-        });
+        void ensurePlayer(name.trim()).then(
+          () => {
+            listen();
+            onDone();
+          },
+          (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+        );
       }}
     >
       <NameField value={name} onInput={setName} missing={missing && !name.trim()} />
       <DeckPicker value={deck} onPick={setDeck} />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <div class="row">
         <button class="primary" type="submit">
           OK
