@@ -121,6 +121,18 @@ def test_the_default_rules_pay_their_bonuses_and_a_variant_without_them_shows_no
     assert "bônus" not in other.inner_text(".result-board .totals")
 
 
+def _overlap(page: Page, one: str, other: str) -> bool:
+    """Whether the boxes of ``one`` and ``other`` (both shown) intersect."""
+    a, b = page.locator(one).bounding_box(), page.locator(other).bounding_box()
+    assert a is not None and b is not None, (one, other)
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
 def _table_page(contexts: Contexts, table_id: str, token: str) -> Page:
     page = contexts.new().new_page()
     page.goto(f"/t/{table_id}#token={token}")
@@ -138,6 +150,16 @@ def test_a_rematch_is_asked_and_the_other_declines_then_accepts(
     for page in (ada, bo):
         expect(page.locator(".match-over")).to_contain_text("por desistência")
         expect(page.locator(".match-over")).to_contain_text("Mão decisiva: 1")
+
+    # Between matches the board covers neither the chat nor the menu, and the chat works.
+    for covered in (".chat", ".menu-button"):
+        assert not _overlap(ada, ".result-board", covered), covered
+    ada.fill(".chat .say input", "boa partida")
+    ada.press(".chat .say input", "Enter")
+    expect(bo.locator(".chat .lines")).to_contain_text("boa partida")
+    ada.click(".result-actions button:has-text('Fechar')")
+    assert not _overlap(ada, ".show-result", ".chat .say button")
+    ada.click(".show-result")
 
     ada.click(".result-actions button:has-text('REVANCHE')")
     expect(ada.locator("[data-rematch=asked]")).to_contain_text("Esperando Bo responder")
