@@ -2,7 +2,8 @@
 
 The codes are read from the server's source: the first argument of each typed error (and of
 the functions that build an error body), a ``"code"`` key of a literal, and what is assigned
-to a variable named ``code``; the words are the ``err_<code>`` entries of ``web/src/i18n.ts``.
+to a variable named ``code``; the words are the entries of each language in
+``web/src/refusals.ts``.
 """
 
 from __future__ import annotations
@@ -68,12 +69,12 @@ def server_codes() -> set[str]:
 
 
 def client_words() -> dict[str, set[str]]:
-    """The ``err_`` keys of each language's table in i18n.ts."""
-    source = (ROOT / "web/src/i18n.ts").read_text()
+    """The codes each language's table in refusals.ts has words for."""
+    source = (ROOT / "web/src/refusals.ts").read_text()
     out = {}
-    for lang, opening in (("pt", "const pt = {"), ("en", "const en: Record<Key, string> = {")):
+    for lang, opening in (("pt", "const pt = {"), ("en", "const en: Record<Code, string> = {")):
         body = source[source.index(opening) : source.index("\n};", source.index(opening))]
-        out[lang] = set(re.findall(r"^\s+err_(\w+):\s*\S", body, re.MULTILINE))
+        out[lang] = set(re.findall(r"^  (\w+):\s*\S", body, re.MULTILINE))
     return out
 
 

@@ -1,5 +1,5 @@
 // The public HTTP API, with the player's token kept in localStorage.
-import { refusal } from "./i18n";
+import { refusal } from "./refusals";
 import type {
   BotLevel,
   CommandOut,

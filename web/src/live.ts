@@ -1,7 +1,7 @@
 // A table's live state: the view (server-sent, never computed here), the log it has seen, and
 // its WebSocket, which resumes with `since` after a drop so no event is missed.
 import { api, ApiError, socketTicket, wsUrl } from "./api";
-import { refusal } from "./i18n";
+import { refusal } from "./refusals";
 import type { EventMessage, ViewMessage } from "./generated/ws";
 import type { CommandOut, GameEvent, ServerMessage, TableOut } from "./types";
 

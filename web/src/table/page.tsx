@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useReducer, useState } from "preact/hooks";
 import { api, ensurePlayer, me, rememberTable } from "../api";
 import { t } from "../i18n";
+import { refusal } from "../refusals";
 import { checkInvite, type InviteCheck, InviteGate, InviteMismatch, InvitePrompt } from "../invite";
 import { TableLive } from "../live";
 import { listen, yourTurn } from "../notify";
@@ -185,7 +186,7 @@ function Table({
   });
 
   const view = live.view;
-  if (live.error === "table_not_found" || (!view && live.error === t("err_table_not_found"))) {
+  if (live.error === "table_not_found" || (!view && live.error === refusal("table_not_found", ""))) {
     return (
       <div class="page start">
         <header class="topbar">
