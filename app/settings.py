@@ -147,10 +147,11 @@ class Settings(BaseSettings):
     webhook_allow_loopback: bool = False
     # Web Push (``app.service.delivery.webpush``): the VAPID private key (base64url of the raw
     # 32-byte P-256 key, as ``python -m app.service.delivery.webpush`` prints it, or PEM); empty
-    # turns Web Push off (its routes answer 404 ``push_disabled``). ``vapid_subject`` is the
-    # operator's contact, ``mailto:`` or ``https:`` (push services may write to it); empty:
-    # ``public_url``. A push waits at the push service at most ``push_ttl_seconds`` for a device to
-    # come online; one request to a push service takes at most ``push_timeout`` seconds.
+    # turns Web Push off (the key route says so; the others answer 404 ``push_disabled``).
+    # ``vapid_subject`` is the operator's contact, ``mailto:`` or ``https:`` (push services
+    # may write to it); empty: ``public_url``. A push waits at the push service at most
+    # ``push_ttl_seconds`` for a device to come online; one request to a push service takes
+    # at most ``push_timeout`` seconds.
     # ``push_allow_private`` admits ``http:`` endpoints and private, loopback and link-local
     # addresses (local tests only: otherwise a subscription could make the server POST inside its
     # own network).

@@ -160,6 +160,7 @@ async def play(
         game = view["game"]
         if game["match"]["status"] == "finished":
             await call(http, "POST", f"/v1/tables/{table_id}/rematch", headers=auth[0])
+            await call(http, "POST", f"/v1/tables/{table_id}/rematch/accept", headers=auth[1])
             continue
         hand = game["hand"]
         seat = 0 if hand["phase"] == "over" else int(hand["turn"])

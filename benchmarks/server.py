@@ -331,6 +331,8 @@ async def _listen(seat: Seat, ws: ClientConnection, bench: Bench) -> None:
                     stats.delivered[(seat.table_id, message["seq"])] = now
                 if seat.seat == 0 and message["event"]["type"] == "hand_over":
                     seat.wake.put_nowait("hand_over")
+                if seat.seat == 1 and message["event"]["type"] == "rematch_offered":
+                    seat.wake.put_nowait("rematch_offered")
 
 
 async def play(seat: Seat, bench: Bench) -> None:
@@ -343,6 +345,7 @@ async def play(seat: Seat, bench: Bench) -> None:
         # your_turn says the phase: in these two the legal moves need no view.
         path, body = {
             "hand_over": ("next-hand", None),
+            "rematch_offered": ("rematch/accept", None),
             "upcard_offer": ("moves/pass", None),
             "draw": ("moves/draw", {"source": "stock"}),
         }[reason]
@@ -379,7 +382,8 @@ async def play(seat: Seat, bench: Bench) -> None:
                 stats.latencies.append(now - start)
                 for seq in seqs:
                     stats.responded[(seat.table_id, seq)] = now
-            # Seat 0 deals the next hand (or starts a rematch) when its socket says hand_over.
+            # Seat 0 deals the next hand (or asks for a rematch, which seat 1 accepts) when its
+            # socket says hand_over.
             game = out["table"]["game"]
             path, body = "", None
             if game["match"]["status"] == "playing" and game["hand"]["turn"] == seat.seat:

@@ -187,7 +187,11 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
             "POST", "/v1/tables/{table_id}/bot", ada, {"level": "hard"}, table_id=with_bot
         )
         await rec.call("DELETE", "/v1/tables/{table_id}/bot", ada, table_id=with_bot)
+        # Bo asks for a rematch, Ada declines; asked again, she accepts, then resigns.
         await rec.call("POST", "/v1/tables/{table_id}/rematch", bo, {}, table_id=tid)
+        await rec.call("POST", "/v1/tables/{table_id}/rematch/decline", ada, {}, table_id=tid)
+        await http.post(f"/v1/tables/{tid}/rematch", json={}, headers=bo.auth)
+        await rec.call("POST", "/v1/tables/{table_id}/rematch/accept", ada, {}, table_id=tid)
         await rec.call("POST", "/v1/tables/{table_id}/resign", ada, {}, table_id=tid)
         # A clocked table whose player to move, having moved before (a seat that never moved
         # has the match aborted), lets their time run out: the other claims.

@@ -9,7 +9,8 @@ Interfaces for transport code (the WebSocket endpoints):
 - ``hub.tables(types)`` -> ``Subscription[StoredEvent]``: every table's events of these types
   (the bot runner watches ``bot_seated`` and ``match_started`` for tables it may have to drive).
 - ``hub.player(player_id)`` -> ``Subscription[Notification]``: that player's notifications
-  across all tables (``your_turn``, ``opponent_joined``, ``match_finished``).
+  across all tables (``your_turn``, ``opponent_joined``, ``match_finished``,
+  ``rematch_offered``).
 - Use a subscription as ``async with hub.table(tid) as sub: async for item in sub: ...``.
   Subscribe *before* reading the backlog from the store (``TableService.events_since``) and drop
   items whose seq you already sent, so nothing falls between the two.

@@ -21,7 +21,7 @@ from app.store import outbox
 from app.store.db import Database, dump_json
 from app.store.models import ChatMessage, FinishedMatch
 from app.store.tables import CLOCKS, INSERT_EVENTS, INSERT_SNAPSHOT, SEATS, TABLES, UPDATE_SNAPSHOT
-from app.table.model import Change, Committed, Loaded
+from app.table.model import KEEP, Change, Committed, Loaded
 from app.table.project import committed, finishes, planned_events
 from app.table.time import utcnow
 
@@ -76,6 +76,8 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
             "g_events": n,
             "g_new_match": 1 if change.new_match else 0,
             "g_status": change.status,
+            "g_offer_set": 0 if change.rematch_offer == KEEP else 1,
+            "g_offer": None if change.rematch_offer == KEEP else change.rematch_offer,
         },
     ).one_or_none()
     if row is None:
@@ -180,6 +182,7 @@ def _plain(loaded: Loaded, change: Change) -> bool:
         and change.chat is None
         and not change.rated_result
         and change.clock is None
+        and change.rematch_offer == KEEP
         and not finishes(loaded, change)
     )
 
@@ -328,6 +331,13 @@ _GUARDED_UPDATE = (
         last_seq=TABLES.c.last_seq + bindparam("g_events"),
         match_number=TABLES.c.match_number + bindparam("g_new_match"),
         status=sa.func.coalesce(bindparam("g_status", type_=sa.String), TABLES.c.status),
+        rematch_offer=sa.case(
+            (
+                bindparam("g_offer_set", type_=sa.Integer) == 1,
+                bindparam("g_offer", type_=sa.Integer),
+            ),
+            else_=TABLES.c.rematch_offer,
+        ),
     )
     .returning(TABLES.c.version, TABLES.c.last_seq)
 )

@@ -95,6 +95,8 @@ class Table(Base):
     created_at: Mapped[datetime]
     # Chosen at creation (migration 0004): a rated table's finished matches move ratings.
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The seat that asked for a rematch, until the other answers (migration 0010).
+    rematch_offer: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
 
 
 class Seat(Base):

@@ -177,10 +177,21 @@ def tick(
     return out
 
 
+def stopped(clock: dict[str, Any], late: int, now: datetime) -> dict[str, Any]:
+    """The clock of a match that ``late`` lost on time: nobody's runs, and ``late``'s stays run
+    out, at zero, until a new match (``expired`` with no seat running says so)."""
+    done = tick(clock, None, now)
+    if done["policy"] != "autoplay":
+        done["expired"] = late
+    return done
+
+
 def remaining(clock: dict[str, Any], now: datetime) -> list[float]:
     """Each seat's time left for its current (or next) turn, in seconds."""
     out = [_allowance(clock, s) for s in (0, 1)]
     seat, since = clock["seat"], _since(clock)
+    if seat is None and clock["expired"] is not None and clock["policy"] != "autoplay":
+        out[clock["expired"]] = 0.0  # a match lost on time (``stopped``)
     if seat is not None and since is not None:
         out[seat] = max(0.0, out[seat] - (now - since).total_seconds())
         if clock["expired"] == seat:
@@ -246,7 +257,7 @@ class TimeUp:
         expired = Event("time_expired", {"seat": self.seat, "policy": policy})
         if policy == "forfeit" or not state.moved[self.seat]:
             new, events = lose(state, self.seat, "timeout")
-            done = tick(clock, None, ctx.now)
+            done = stopped(clock, self.seat, ctx.now)
             return Change(
                 events, state=new, status="finished", clock=ClockWrite(done, deadline(done))
             )
@@ -293,7 +304,9 @@ class Claim:
         new, events = lose(state, late, reason)
         change = Change(events, state=new, status="finished")
         if clock is not None:
-            done = tick(clock, None, ctx.now)
+            done = (
+                stopped(clock, late, ctx.now) if reason == "timeout" else tick(clock, None, ctx.now)
+            )
             change.clock = ClockWrite(done, deadline(done))
         return change
 

@@ -115,7 +115,9 @@ def _start(ctx: Context) -> Change:
     state, events = new_match(rules, ctx.seed)
     number = ctx.loaded.table.match_number + 1
     started = Event("match_started", {"match_number": number, "rules": rules.to_dict()})
-    return Change([started, *events], state=state, new_match=True, status="playing")
+    return Change(
+        [started, *events], state=state, new_match=True, status="playing", rematch_offer=None
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,18 +136,51 @@ class Start:
         return _start(ctx)
 
 
+def _match_over(ctx: Context) -> int:
+    """The caller's seat, once the match is over and the other seat is taken."""
+    seat = _seated(ctx)
+    state = ctx.loaded.state
+    if state is None or state.status != "finished":
+        raise ConflictError("match_not_finished", "a rematch needs the current match to be over")
+    if ctx.loaded.seat_info(1 - seat) is None:
+        raise ConflictError("waiting_for_opponent", "the other seat is empty: nobody to play")
+    return seat
+
+
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """Either seated player starts a new match at the same table once the last one is over."""
+    """A seated player asks for a new match at the same table once the last one is over.
+
+    The other seat answers (``AnswerRematch``). A bot seat agrees at once, and so does a player
+    who had asked too: then the new match starts with this command.
+    """
 
     def decide(self, ctx: Context) -> Change:
-        _seated(ctx)
-        state = ctx.loaded.state
-        if state is None or state.status != "finished":
+        seat = _match_over(ctx)
+        offer = ctx.loaded.table.rematch_offer
+        if offer == seat:
             raise ConflictError(
-                "match_not_finished", "a rematch needs the current match to be over"
+                "rematch_already_offered", "you asked for a rematch already: wait for the answer"
             )
-        return _start(ctx)
+        other = ctx.loaded.seat_info(1 - seat)
+        if offer == 1 - seat or (other is not None and other.bot_level is not None):
+            return _start(ctx)
+        return Change([Event("rematch_offered", {"seat": seat})], rematch_offer=seat)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRematch:
+    """The other seat accepts the rematch asked for (the new match starts) or declines it."""
+
+    accept: bool
+
+    def decide(self, ctx: Context) -> Change:
+        seat = _match_over(ctx)
+        if ctx.loaded.table.rematch_offer != 1 - seat:
+            raise ConflictError("no_rematch_offer", "your opponent has not asked for a rematch")
+        if self.accept:
+            return _start(ctx)
+        return Change([Event("rematch_declined", {"seat": seat})], rematch_offer=None)
 
 
 BOT_SEAT = 1

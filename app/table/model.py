@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Final, Literal
 
 import orjson
 
@@ -43,6 +43,8 @@ class TableRow:
     last_seq: int
     created_at: datetime
     rated: bool
+    # The seat that asked for a rematch, until the other seat answers (migration 0010).
+    rematch_offer: int | None = None
 
 
 @dataclass(slots=True)
@@ -77,6 +79,10 @@ class StoredEvent:
     event: Event
 
 
+# ``Change.rematch_offer``'s "leave the table's rematch offer as it is".
+KEEP: Final = "keep"
+
+
 @dataclass(slots=True)
 class Change:
     """What one command does to a table; the pipeline writes it in one transaction."""
@@ -101,6 +107,8 @@ class Change:
     notes: list[Note] = field(default_factory=list)
     # A clocked table's clock after the change (None: unchanged), and its next deadline.
     clock: ClockWrite | None = None
+    # The seat now asking for a rematch, None once answered or started; KEEP: unchanged.
+    rematch_offer: int | Literal["keep"] | None = "keep"
 
 
 @dataclass(frozen=True, slots=True)

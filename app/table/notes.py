@@ -9,9 +9,17 @@ from app.table.model import Change, Loaded, Note
 
 
 def caused(before: Loaded, after: Loaded, actor: Actor) -> list[Note]:
-    """your_turn when the turn passes to a player, opponent_joined, match_finished."""
+    """your_turn when the turn passes to a player, opponent_joined, match_finished,
+    rematch_offered."""
     table_id = after.table.id
     out: list[Note] = []
+    asker = after.table.rematch_offer
+    if asker is not None and before.table.rematch_offer is None:
+        # The other seat answers: told even when away (a bot's seat never is asked).
+        asking, other = after.seat_info(asker), after.seat_info(1 - asker)
+        if asking is not None and other is not None and other.player_id is not None:
+            player = {"id": asking.player_id, "name": asking.player_name}
+            out.append(Note.new(other.player_id, "rematch_offered", table_id, {"player": player}))
     joined = after.seat_info(1)
     if before.seat_info(1) is None and joined is not None and joined.player_id is not None:
         creator = after.seat_info(0)

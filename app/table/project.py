@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from app.engine import Event
-from app.table.model import Change, Committed, Loaded, StoredEvent, TableRow
+from app.table.model import KEEP, Change, Committed, Loaded, StoredEvent, TableRow
 
 # Events about the table itself, not about a hand.
 TABLE_EVENTS = frozenset(
@@ -24,6 +24,8 @@ TABLE_EVENTS = frozenset(
         "bot_removed",
         "deck_chosen",
         "match_started",
+        "rematch_offered",
+        "rematch_declined",
         "chat",
     }
 )
@@ -74,10 +76,11 @@ def committed(
         StoredEvent(table.id, first + i, match_number, hand, event)
         for i, (event, hand, _) in enumerate(planned)
     ]
+    offer = table.rematch_offer if change.rematch_offer == KEEP else change.rematch_offer
     after = TableRow(
         table.id, table.created_by, table.preset, table.rules, table.invite_code,
         change.status or table.status, match_number, version, last_seq, table.created_at,
-        table.rated,
+        table.rated, offer,
     )  # fmt: skip
     by_seat = {s.seat: s for s in [*loaded.seats, *change.seats] if s.seat not in change.vacated}
     seats = [

@@ -29,6 +29,7 @@ def table_view(loaded: Loaded, seat: int | None, now: datetime, public_url: str)
         "seats": [seat_json(loaded, s) for s in (0, 1)],
         "game": None if loaded.state is None else view(loaded.state, seat),
         "clock": clock_view(loaded.clock, now),
+        "rematch_offer": table.rematch_offer,
     }
     if seat == 0 and loaded.seat_info(1) is None:
         out["invite_code"] = table.invite_code

@@ -53,6 +53,17 @@ async def seated_table(
     return table["table_id"], [p0, p1]
 
 
+async def rematch(client: httpx.AsyncClient, table_id: str, asker: Player, other: Player) -> JSON:
+    """A rematch both agree to: ``asker`` asks, ``other`` accepts; the new match's table."""
+    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=asker.auth)
+    assert r.status_code == 200, r.text
+    assert r.json()["table"]["rematch_offer"] == r.json()["table"]["you"]
+    r = await client.post(f"/v1/tables/{table_id}/rematch/accept", headers=other.auth)
+    assert r.status_code == 200, r.text
+    table: JSON = r.json()["table"]
+    return table
+
+
 async def get_table(client: httpx.AsyncClient, table_id: str, who: Player | None) -> JSON:
     r = await client.get(f"/v1/tables/{table_id}", headers=who.auth if who else None)
     assert r.status_code == 200, r.text

@@ -420,6 +420,27 @@ async def test_a_resume_too_far_behind_gets_a_full_view(database_url: str) -> No
 # The player's socket.
 
 
+async def test_the_players_socket_tells_a_rematch_asked_for(
+    client: httpx.AsyncClient, live: Server
+) -> None:
+    table_id, (p0, p1) = await seated_table(client)
+    await client.post(f"/v1/tables/{table_id}/resign", headers=p1.auth)
+    async with listen(live, "/v1/players/me/ws", p1) as bo:
+        await bo.first("heartbeat")
+        r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p0.auth)
+        assert r.status_code == 200, r.text
+        asked = await bo.first("rematch_offered")
+        assert asked == {
+            "type": "rematch_offered",
+            "table_id": table_id,
+            "player": {"id": p0.id, "name": "Ada"},
+        }
+        # Declined and asked again: told again.
+        await client.post(f"/v1/tables/{table_id}/rematch/decline", headers=p1.auth)
+        await client.post(f"/v1/tables/{table_id}/rematch", headers=p0.auth)
+        await bo.count("rematch_offered", 2)
+
+
 async def test_the_players_socket_says_when_to_come_back(
     client: httpx.AsyncClient, live: Server
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from tests.api.conftest import Server
-from tests.api.helpers import get_table, new_player, new_table, seated_table, step
+from tests.api.helpers import get_table, new_player, new_table, rematch, seated_table, step
 
 
 async def test_invite_join_start_and_spectators(client: httpx.AsyncClient) -> None:
@@ -83,9 +83,7 @@ async def test_rematch_starts_a_new_match_at_the_same_seats(client: httpx.AsyncC
     r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p1.auth)
     assert r.status_code == 409 and r.json()["code"] == "match_not_finished"
     await client.post(f"/v1/tables/{table_id}/resign", headers=p0.auth)
-    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p1.auth)
-    assert r.status_code == 200, r.text
-    view = r.json()["table"]
+    view = await rematch(client, table_id, p1, p0)
     assert view["match_number"] == 2 and view["status"] == "playing"
     assert view["game"]["match"]["scores"] == [0, 0]
     assert [s["player"]["id"] for s in view["seats"]] == [p0.id, p1.id]
@@ -146,3 +144,29 @@ async def test_health_and_readiness(client: httpx.AsyncClient, server: Server) -
     spec = (await client.get("/openapi.json")).json()
     discard = spec["paths"]["/v1/tables/{table_id}/moves/discard"]["post"]
     assert {"401", "403", "404", "409", "422"} <= set(discard["responses"])
+
+
+async def test_an_invite_tells_the_rules_and_clock_the_invitee_is_shown(
+    client: httpx.AsyncClient,
+) -> None:
+    """The invite page names the inviter and explains the variant from this read alone (no
+    token): the preset's full ruleset, bonuses included, and the clock; nothing of a hand."""
+    bia, bo = await new_player(client, "Bia"), await new_player(client, "Bo")
+    clock = {"control": "per_move", "seconds": 86400, "policy": "claim"}
+    table = await new_table(client, bia, preset="reino", rules={"knock_limit": 8}, clock=clock)
+    r = await client.get(f"/v1/invites/{table['invite_code']}")
+    assert r.status_code == 200, r.text
+    offer = r.json()
+    assert offer["inviter"] == {"id": bia.id, "name": "Bia"} and offer["preset"] == "reino"
+    rules = offer["rules"]
+    assert (rules["game_bonus"], rules["line_bonus"], rules["knock_limit"]) == (100, 25, 8)
+    assert (rules["oklahoma"], rules["layoff"], rules["target"]) == (False, "joint", 100)
+    assert offer["clock"]["control"] == "per_move" and offer["clock"]["seconds"] == 86400
+    # Once the match is on, a late visitor reads the same, the seat taken, and no card.
+    r = await client.post(f"/v1/invites/{table['invite_code']}", headers=bo.auth)
+    assert r.status_code == 200, r.text
+    r = await client.post(f"/v1/tables/{table['table_id']}/start", headers=bia.auth)
+    assert r.status_code == 200, r.text
+    late = (await client.get(f"/v1/invites/{table['invite_code']}")).json()
+    assert (late["seat_open"], late["status"], late["rules"]) == (False, "playing", rules)
+    assert "game" not in late and "yours" not in str(late)

@@ -20,7 +20,7 @@ import pytest
 
 from app.engine.verify import verify
 from tests.api.conftest import sqlite_only, start_server
-from tests.api.helpers import JSON, Player, choose, get_table, seated_table
+from tests.api.helpers import JSON, Player, choose, get_table, rematch, seated_table
 from tests.api.processes import processes
 from tests.waiting import until, wait_for
 
@@ -117,6 +117,8 @@ async def test_forfeit_ends_the_match_as_a_loss_with_its_own_reason(
     match = view["game"]["match"]
     assert match["winner"] == 1 - late
     assert view["clock"]["running"] is None and view["clock"]["deadline"] is None
+    # The loser's clock stopped where it ran out, and says whose it was.
+    assert view["clock"]["expired"] == late and view["clock"]["remaining"][late] == 0
     log = await events(client, table_id, players[0])
     assert [e for e in log if e["type"] == "timed_out"] == [
         {"seq": log[-2]["seq"], "type": "timed_out", "seat": late, "reason": "timeout"}
@@ -168,8 +170,7 @@ async def test_a_seat_that_never_moved_has_the_match_aborted_unrated(
         assert (profile["won"], profile["lost"], profile["ratings"]) == (0, 0, [])
     r = await client.get(f"/v1/matches/{table_id}-1/record")
     assert r.status_code == 404 and r.json()["code"] == "match_not_found"
-    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=players[late].auth)
-    assert r.status_code == 200, r.text
+    await rematch(client, table_id, players[late], players[1 - late])
 
 
 async def test_claim_waits_for_the_opponent_and_the_late_player_may_still_move(
@@ -201,6 +202,12 @@ async def test_claim_waits_for_the_opponent_and_the_late_player_may_still_move(
     match = r.json()["table"]["game"]["match"]
     assert match["status"] == "finished" and match["winner"] == 1 - running
     assert r.json()["events"][-1]["reason"] == "timeout"
+    stopped = r.json()["table"]["clock"]
+    assert (stopped["running"], stopped["expired"], stopped["remaining"][running]) == (
+        None,
+        running,
+        0,
+    )
 
 
 async def test_autoplay_plays_for_the_absent_seat_until_its_person_returns(

@@ -27,6 +27,7 @@ from tests.api.helpers import (
     new_player,
     new_table,
     play_until,
+    rematch,
     seated_table,
     step,
     strings_in,
@@ -87,8 +88,7 @@ async def test_resignation_is_a_loss_and_the_next_match_counts_again(
     assert first["rating"] < 1500 and first["losses"] == 1
     assert (await profile(client, p1))["ratings"][0]["rating"] > 1500
 
-    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p0.auth)
-    assert r.status_code == 200, r.text
+    await rematch(client, table_id, p0, p1)
     r = await client.post(f"/v1/tables/{table_id}/resign", headers=p1.auth)
     assert r.status_code == 200, r.text
     again = (await profile(client, p0))["ratings"][0]
@@ -220,8 +220,7 @@ async def test_two_processes_racing_to_finish_a_match_rate_it_once(race_url: str
             table_id, (p0, p1) = await seated_table(ca, rated=True)
             for n in range(1, rounds + 1):
                 if n > 1:
-                    r = await ca.post(f"/v1/tables/{table_id}/rematch", headers=p0.auth)
-                    assert r.status_code == 200, r.text
+                    await rematch(ca, table_id, p0, p1)
                 # Both resign at once, each through another process, and p1 twice.
                 answers = await asyncio.gather(
                     ca.post(f"/v1/tables/{table_id}/resign", headers=p0.auth),

@@ -18,7 +18,7 @@ from app.engine import PRESETS
 from app.engine.cards import commitment
 from app.engine.verify import RecordMismatchError, verify
 from tests.api.conftest import sqlite_only
-from tests.api.helpers import JSON, play_until, seated_table, step
+from tests.api.helpers import JSON, play_until, rematch, seated_table, step
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[2] / "docs/schemas/match-record.schema.json").read_text()
@@ -185,13 +185,11 @@ async def test_no_record_while_the_match_is_played_and_none_for_unknown_matches(
 async def test_a_player_exports_every_finished_match_as_ndjson(client: httpx.AsyncClient) -> None:
     table_id, players = await seated_table(client, rules={"target": 30})
     await play_until(client, table_id, players)
-    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=players[1].auth)
-    assert r.status_code == 200, r.text
+    await rematch(client, table_id, players[1], players[0])
     r = await client.post(f"/v1/tables/{table_id}/resign", headers=players[0].auth)
     assert r.status_code == 200, r.text
     # A third match, unfinished: not exported.
-    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=players[1].auth)
-    assert r.status_code == 200, r.text
+    await rematch(client, table_id, players[1], players[0])
 
     async with client.stream("GET", "/v1/players/me/matches/export", headers=players[0].auth) as r:
         assert r.status_code == 200

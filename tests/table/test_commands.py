@@ -11,6 +11,7 @@ from app.errors import ConflictError, ForbiddenError, InvalidError
 from app.table.clock import Claim, TimeUp, parse_control
 from app.table.commands import (
     Actor,
+    AnswerRematch,
     Chat,
     ChooseDeck,
     Command,
@@ -64,7 +65,7 @@ def apply(loaded: Loaded, change: Change, now: datetime = T0) -> Loaded:
     moved = TableRow(
         row.id, row.created_by, row.preset, row.rules, row.invite_code, row.status,
         row.match_number, row.version + bump, row.last_seq + len(change.events),
-        row.created_at, row.rated,
+        row.created_at, row.rated, row.rematch_offer,
     )  # fmt: skip
     return Loaded(moved, after.seats, after.state, after.clock, after.moved_at)
 
@@ -141,9 +142,27 @@ def test_resign_finishes_the_match_once() -> None:
     over = apply(loaded, change)
     with pytest.raises(ForbiddenError):
         decide(over, STRANGER, Rematch())
-    rematch = decide(over, HOST, Rematch())
-    assert rematch.new_match and rematch.status == "playing"
-    assert not finishes(over, rematch)
+    asked = decide(over, HOST, Rematch())
+    assert [e.type for e in asked.events] == ["rematch_offered"] and not asked.new_match
+    offered = apply(over, asked)
+    assert offered.table.rematch_offer == 0
+    with pytest.raises(ConflictError) as twice:
+        decide(offered, HOST, Rematch())
+    assert twice.value.code == "rematch_already_offered"
+    with pytest.raises(ConflictError) as own:
+        decide(offered, HOST, AnswerRematch(accept=True))
+    assert own.value.code == "no_rematch_offer"
+    declined = apply(offered, decide(offered, GUEST, AnswerRematch(accept=False)))
+    assert declined.table.rematch_offer is None and declined.state == over.state
+    with pytest.raises(ConflictError) as gone:
+        decide(declined, GUEST, AnswerRematch(accept=True))
+    assert gone.value.code == "no_rematch_offer"
+    # Asking when the other seat has asked already agrees: the new match starts.
+    rematch = decide(offered, GUEST, Rematch())
+    assert rematch.new_match and rematch.status == "playing" and rematch.rematch_offer is None
+    assert not finishes(offered, rematch)
+    accepted = decide(offered, GUEST, AnswerRematch(accept=True))
+    assert accepted.new_match and apply(offered, accepted).table.rematch_offer is None
     with pytest.raises(ConflictError) as playing:
         decide(loaded, HOST, Rematch())
     assert playing.value.code == "match_not_finished"

@@ -11,12 +11,20 @@ ACTIONABLE = ".actions button, .hand-card[aria-pressed], .result-actions button.
 
 
 def start_bot_match(
-    page: Page, name: str, bot: str = "TITO", target: int | None = None, time: str | None = None
+    page: Page,
+    name: str,
+    bot: str = "TITO",
+    target: int | None = None,
+    time: str | None = None,
+    *,
+    preset: str | None = None,
 ) -> str:
-    """From the start page: name, options (a time control of clock.tsx's), play the bot;
-    returns the table's id."""
+    """From the start page: name, options (a time control of clock.tsx's, a variant), play the
+    bot; returns the table's id."""
     page.goto("/")
     page.fill("input[name=name]", name)
+    if preset is not None:
+        page.select_option("select[name=preset]", preset)
     if target is not None:
         page.fill("input[name=target]", str(target))
     if time is not None:

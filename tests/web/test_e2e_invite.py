@@ -69,10 +69,11 @@ def test_two_players_by_invite_link_a_spectator_watches_and_chat_goes_both_ways(
 
     bo = contexts.new().new_page()
     bo.goto(link)
+    # The invitee's page names the inviter and the rules before asking a name.
+    expect(bo.locator(".invite-prompt")).to_contain_text("Ada convida você para Gin Rummy")
+    expect(bo.locator(".invite-prompt")).to_contain_text("Reino (a da casa), até 100 pontos")
     bo.fill("input[name=name]", "Bo")
-    bo.click("button[type=submit]")
-    expect(bo.locator(".invite-prompt")).to_contain_text("Ada convida você para jogar")
-    bo.click("button:has-text('SENTAR E JOGAR')")
+    bo.click("button:has-text('SENTAR E JOGAR')")  # the name given, the seat is taken at once
     expect(bo.locator(".waiting")).to_contain_text("Esperando Ada começar")
     ada.click("button:has-text('COMEÇAR A PARTIDA')")
 
@@ -84,9 +85,12 @@ def test_two_players_by_invite_link_a_spectator_watches_and_chat_goes_both_ways(
     cy = contexts.new().new_page()
     cy.on("websocket", on_socket)
     cy.goto(link)
-    cy.fill("input[name=name]", "Cy")
-    cy.click("button[type=submit]")
+    # A late visitor, the seat taken, watches without a name, and is told so.
+    expect(cy.locator(".invite-prompt")).to_contain_text("Ada convida você para Gin Rummy")
+    assert cy.locator("input[name=name]").count() == 0
+    cy.click("button:has-text('Só assistir')")
     cy.wait_for_selector(".game")
+    expect(cy.locator(".watching-note")).to_contain_text("Você está assistindo")
     assert cy.locator(".hand .hand-card").count() == 0  # no hand of its own: watching
 
     say(ada, "boa sorte, Bo")
@@ -157,10 +161,8 @@ def test_an_invite_link_names_the_inviter_and_the_terms_and_seats_only_on_a_clic
 
     bo = contexts.new().new_page()
     bo.goto(link)
-    bo.fill("input[name=name]", "Bo")
-    bo.click("button[type=submit]")
     prompt = bo.locator(".invite-prompt")
-    expect(prompt).to_contain_text("Ada convida você para jogar")
+    expect(prompt).to_contain_text("Ada convida você para Gin Rummy")
     expect(prompt).to_contain_text("Valendo rating")
     expect(prompt).to_contain_text("1 min por jogada")
     expect(prompt).to_contain_text("você perde a partida na hora")
@@ -169,7 +171,13 @@ def test_an_invite_link_names_the_inviter_and_the_terms_and_seats_only_on_a_clic
     with httpx.Client(base_url=web_server.url, timeout=30) as client:
         assert _seat1(client, table["table_id"]) is None
     assert "invite=" in bo.url
+    # The language switch is there, and says the same in English.
+    bo.click("button:has-text('English')")
+    expect(prompt).to_contain_text("Ada invites you to Gin Rummy")
+    expect(prompt).to_contain_text("Rated")
+    bo.click("button:has-text('Português')")
 
+    bo.fill("input[name=name]", "Bo")
     bo.click("button:has-text('SENTAR E JOGAR')")
     expect(bo.locator(".waiting")).to_contain_text("Esperando Ada começar")
     assert bo.url.endswith(f"/t/{table['table_id']}")
@@ -192,8 +200,6 @@ def test_a_link_whose_invite_belongs_to_another_table_is_refused_and_seats_nobod
 
     cy = contexts.new().new_page()
     cy.goto(link)
-    cy.fill("input[name=name]", "Cy")
-    cy.click("button[type=submit]")
     expect(cy.locator(".invite-prompt.mismatch")).to_contain_text("O convite é de outra mesa")
     assert cy.locator("button:has-text('SENTAR E JOGAR')").count() == 0
     time.sleep(1.0)

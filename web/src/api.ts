@@ -1,6 +1,7 @@
 // The public HTTP API, with the player's token kept in localStorage. The sockets' ticket and the
 // table's view go through the SDK's typed client (clients/typescript), as the sockets do.
 import { ApiError as SdkError, createRest, ok } from "@ginrummy/client";
+import { refusal } from "./refusals";
 import type {
   BotLevel,
   CommandOut,
@@ -55,16 +56,29 @@ async function call<T>(method: string, path: string, body?: unknown, auth = true
   const player = me();
   if (auth && player) headers.Authorization = `Bearer ${player.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // No answer at all (offline, server down): said in words, not "TypeError: Failed to fetch".
+    throw new ApiError(0, "offline", refusal("offline", ""));
+  }
   const text = await response.text();
-  const data: unknown = text ? JSON.parse(text) : null;
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON (a proxy's error page): the status says what happened.
+  }
   if (!response.ok) {
     const err = (data ?? {}) as { code?: string; message?: string };
-    throw new ApiError(response.status, err.code ?? "http_" + response.status, err.message ?? text);
+    const code = err.code ?? "http_" + response.status;
+    // The message in the page's language; the server's English only for a code it has no words for.
+    throw new ApiError(response.status, code, refusal(code, err.message ?? text));
   }
   return data as T;
 }
@@ -72,12 +86,19 @@ async function call<T>(method: string, path: string, body?: unknown, auth = true
 /** The SDK's typed REST client, as the stored player (a 429 or 503 retried after Retry-After). */
 export const sdkRest = createRest({ baseUrl: "", token: () => me()?.token ?? null, retries: 2 });
 
-/** An SDK call's data; its refusal as this module's ApiError (the server's message). */
+/** An SDK call's data; its refusal as this module's ApiError, in the page's words as call()'s
+ * are (no answer at all is "offline", never "TypeError: Failed to fetch"). */
 async function typed<T>(result: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let answer: { data?: T; error?: unknown; response: Response };
   try {
-    return ok(await result);
+    answer = await result;
+  } catch {
+    throw new ApiError(0, "offline", refusal("offline", ""));
+  }
+  try {
+    return ok(answer);
   } catch (e) {
-    throw e instanceof SdkError ? new ApiError(e.status, e.code, e.reason) : e;
+    throw e instanceof SdkError ? new ApiError(e.status, e.code, refusal(e.code, e.reason)) : e;
   }
 }
 
@@ -122,6 +143,9 @@ export const api = {
   removeBot: (id: string) => call<CommandOut>("DELETE", `/v1/tables/${id}/bot`),
   start: (id: string) => call<CommandOut>("POST", `/v1/tables/${id}/start`, {}),
   rematch: (id: string) => call<CommandOut>("POST", `/v1/tables/${id}/rematch`, {}),
+  /** Answer the rematch the other seat asked for. */
+  acceptRematch: (id: string) => call<CommandOut>("POST", `/v1/tables/${id}/rematch/accept`, {}),
+  declineRematch: (id: string) => call<CommandOut>("POST", `/v1/tables/${id}/rematch/decline`, {}),
   deck: (id: string, design: DeckDesign) => call<CommandOut>("PUT", `/v1/tables/${id}/deck`, { design }),
   chat: (id: string, text: string) => call<CommandOut>("POST", `/v1/tables/${id}/chat`, { text }),
   events: (id: string, since: number) =>

@@ -71,7 +71,11 @@ export function clockNotice(view: TableOut, nameOf: (seat: number) => string): s
   if (!clock) return null;
   if (clock.autoplay !== null) return t("clockAutoplay", { name: nameOf(clock.autoplay) });
   if (clock.expired !== null) {
-    return clock.expired === view.you ? t("clockYouExpired") : t("clockExpired", { name: nameOf(clock.expired) });
+    // Once the match is lost on time it is a fact: no "move now" for the one who lost.
+    const over = view.game?.match.status === "finished";
+    return clock.expired === view.you && !over
+      ? t("clockYouExpired")
+      : t("clockExpired", { name: nameOf(clock.expired) });
   }
   return null;
 }

@@ -3,6 +3,7 @@
 // with `since` after a drop so no event is missed or repeated, and backs off between tries.
 import { SocketRefused, TableSocket } from "@ginrummy/client";
 import { api, ApiError, me, sdkRest } from "./api";
+import { refusal } from "./refusals";
 import type { EventMessage, ViewMessage } from "./generated/ws";
 import type { CommandOut, GameEvent, ServerMessage, TableOut } from "./types";
 
@@ -149,6 +150,12 @@ export class TableLive {
   /** Run a command; its response is this table's newest view, rendered at once. */
   async command(run: () => Promise<CommandOut>): Promise<boolean> {
     if (this.busy) return false;
+    if (this.connection === "offline") {
+      // The page shows why its buttons are disabled; a key pressed meanwhile is told the same.
+      this.error = refusal("offline", "");
+      this.emit();
+      return false;
+    }
     this.busy = true;
     this.error = null;
     try {

@@ -1,8 +1,8 @@
 // Web Push: the service worker (src/sw, served at /sw.js) and "Notify me when it's my turn":
 // Notification permission, PushManager.subscribe with the server's VAPID key, then the
 // subscription POSTed to the server, which pushes `your_turn` and the rest to it even when no
-// tab of the client is open. A server without a VAPID key answers 404 `push_disabled`: the
-// control is not offered there.
+// tab of the client is open. A server without a VAPID key says `enabled: false` (no error
+// status, so no console error at each load): the control is not offered there.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, me } from "./api";
@@ -59,7 +59,7 @@ function sameKey(subscription: PushSubscription, key: Uint8Array): boolean {
 
 async function serverKey(): Promise<string | null> {
   try {
-    return (await api.pushKey()).public_key;
+    return (await api.pushKey()).public_key ?? null;
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;

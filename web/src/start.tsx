@@ -12,7 +12,20 @@ import type { BotLevel, DeckDesign, MatchRecord, TableCreate, TableOut } from ".
 import { BOT_LEVELS, BOT_NAMES, DECK_DESIGNS } from "./types";
 
 type Preset = NonNullable<TableCreate["preset"]>;
-const PRESETS: Preset[] = ["standard", "reino", "classic", "cardems", "oklahoma"];
+// The invite tables' own rules come first and are the default (seed 001: a 100 match bonus,
+// 200 on a shutout, 25 per hand won).
+const PRESETS: Preset[] = ["reino", "standard", "classic", "cardems", "oklahoma"];
+export const DEFAULT_PRESET: Preset = "reino";
+
+/** "Reino (a da casa)": a preset's name in words. */
+export function presetName(preset: string): string {
+  return (PRESETS as string[]).includes(preset) ? t(`presetName_${preset}` as Key) : preset;
+}
+
+/** What sets a preset apart: its bonuses, knock limit, Oklahoma, layoffs. */
+export function presetAbout(preset: string): string | null {
+  return (PRESETS as string[]).includes(preset) ? t(`presetAbout_${preset}` as Key) : null;
+}
 
 export function DeckPicker({ value, onPick }: { value: DeckDesign; onPick: (d: DeckDesign) => void }) {
   return (
@@ -37,7 +50,16 @@ export function DeckPicker({ value, onPick }: { value: DeckDesign; onPick: (d: D
   );
 }
 
-export function NameField({ value, onInput }: { value: string; onInput: (v: string) => void }) {
+export function NameField({
+  value,
+  onInput,
+  missing = false,
+}: {
+  value: string;
+  onInput: (v: string) => void;
+  /** Asked to play without a name: say what to do, beside the field. */
+  missing?: boolean;
+}) {
   return (
     <label class="field">
       <span>{t("yourName")}</span>
@@ -47,8 +69,15 @@ export function NameField({ value, onInput }: { value: string; onInput: (v: stri
         maxLength={40}
         autoComplete="nickname"
         required
+        aria-invalid={missing || undefined}
+        aria-describedby={missing ? "name-needed" : undefined}
         onInput={(e) => onInput(e.currentTarget.value)}
       />
+      {missing && (
+        <span id="name-needed" class="error" role="alert">
+          {t("nameNeeded")}
+        </span>
+      )}
     </label>
   );
 }
@@ -56,11 +85,12 @@ export function NameField({ value, onInput }: { value: string; onInput: (v: stri
 export function StartPage({ switchLang }: { switchLang: () => void }) {
   const [name, setName] = useState(me()?.name ?? "");
   const [deck, setDeck] = useState<DeckDesign>(deckPref());
-  const [preset, setPreset] = useState<Preset>("standard");
+  const [preset, setPreset] = useState<Preset>(DEFAULT_PRESET);
   const [target, setTarget] = useState(100);
   const [knockLimit, setKnockLimit] = useState(10);
   const [time, setTime] = useState<TimeChoice>("none");
   const [error, setError] = useState<string | null>(null);
+  const [nameMissing, setNameMissing] = useState(false);
   const [busy, setBusy] = useState(false);
 
   const pickDeck = (d: DeckDesign) => {
@@ -71,13 +101,14 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
   async function create(bot: BotLevel | null): Promise<void> {
     const trimmed = name.trim();
     if (!trimmed) {
-      setError(t("yourName"));
+      setNameMissing(true);
       (document.querySelector("input[name=name]") as HTMLInputElement | null)?.focus();
       return;
     }
     askPermission();
     setBusy(true);
     setError(null);
+    setNameMissing(false);
     try {
       await ensurePlayer(trimmed);
       listen();
@@ -115,7 +146,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
       <main class="start-main">
         <p class="tagline">{t("tagline")}</p>
         <form class="panel" onSubmit={(e) => e.preventDefault()}>
-          <NameField value={name} onInput={setName} />
+          <NameField value={name} onInput={setName} missing={nameMissing && !name.trim()} />
           <fieldset>
             <legend>{t("deck")}</legend>
             <DeckPicker value={deck} onPick={pickDeck} />
@@ -124,14 +155,22 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
             <legend>{t("rules")}</legend>
             <label class="field">
               <span>{t("preset")}</span>
-              <select name="preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value as Preset)}>
+              <select
+                name="preset"
+                value={preset}
+                aria-describedby="preset-about"
+                onChange={(e) => setPreset(e.currentTarget.value as Preset)}
+              >
                 {PRESETS.map((p) => (
                   <option key={p} value={p}>
-                    {p}
+                    {presetName(p)}
                   </option>
                 ))}
               </select>
             </label>
+            <p id="preset-about" class="preset-about" data-preset={preset} aria-live="polite">
+              {presetAbout(preset)}
+            </p>
             <label class="field">
               <span>{t("target")}</span>
               <input

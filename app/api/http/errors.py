@@ -11,7 +11,8 @@ NotFoundError          404     table_not_found, invite_not_found, hand_not_found
                                push_disabled, not_found (unknown route)
 ConflictError          409     stale_version, table_full, already_seated, match_not_started,
                                match_already_started, waiting_for_opponent,
-                               match_not_finished, hand_not_finished, idempotency_key_reused,
+                               match_not_finished, rematch_already_offered, no_rematch_offer,
+                               hand_not_finished, idempotency_key_reused,
                                match_in_progress, no_bot, bot_unchanged, nothing_to_claim,
                                invite_mismatch, too_many_open_tables
 RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ...

@@ -80,5 +80,6 @@ def heartbeat(seq: int | None) -> str:
 
 
 def note(notification: Notification) -> str:
-    """A player's notification (``your_turn``, ``opponent_joined``, ``match_finished``)."""
+    """A player's notification (``your_turn``, ``opponent_joined``, ``match_finished``,
+    ``rematch_offered``)."""
     return text(notification.to_dict())

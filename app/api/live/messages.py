@@ -121,6 +121,23 @@ class MatchFinishedMessage(BaseModel):
     final_scores: list[int]
 
 
+class RematchOfferedMessage(BaseModel):
+    """Your opponent asks for a rematch at a table whose match is over (player's socket):
+    answer with ``POST /v1/tables/{id}/rematch/accept`` or ``/decline``."""
+
+    model_config = _example(
+        {
+            "type": "rematch_offered",
+            "table_id": TABLE_ID,
+            "player": {"id": OPPONENT_ID, "name": "Bo"},
+        }
+    )
+
+    type: Literal["rematch_offered"] = "rematch_offered"
+    table_id: str
+    player: PlayerOut
+
+
 class HeartbeatMessage(BaseModel):
     """Sent after ``ws_heartbeat`` seconds without any other message; ``seq``: the last sent."""
 
@@ -202,6 +219,7 @@ ServerMessage = Annotated[
     | YourTurnMessage
     | OpponentJoinedMessage
     | MatchFinishedMessage
+    | RematchOfferedMessage
     | HeartbeatMessage
     | AckMessage
     | PongMessage
@@ -223,6 +241,7 @@ MESSAGE_MODELS: dict[str, type[BaseModel]] = {
         YourTurnMessage,
         OpponentJoinedMessage,
         MatchFinishedMessage,
+        RematchOfferedMessage,
         HeartbeatMessage,
         AckMessage,
         PongMessage,

@@ -27,9 +27,9 @@ deleted a subscription (by the player, or dropped after a 404/410), whether the 
 left: the outbox's hook (``app.store.outbox.set_push_channel``) writes notifications for push
 only for players who have.
 
-Without ``vapid_private_key`` Web Push is off: ``enabled`` is False, the routes answer 404
-``push_disabled`` and ``deliver`` does nothing. ``python -m app.service.delivery.webpush`` prints a
-new key as the environment line to set.
+Without ``vapid_private_key`` Web Push is off: ``enabled`` is False, the key route says so,
+the others answer 404 ``push_disabled`` and ``deliver`` does nothing.
+``python -m app.service.delivery.webpush`` prints a new key as the environment line to set.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 // The service worker (built to /sw.js, scope /): shows a Web Push notification while no tab of
 // the client is in front, and a click on it focuses the table's tab or opens it.
-// Payload: {"kind": "your_turn" | "opponent_joined" | "match_finished" | "time_running_out",
+// Payload: {"kind": "your_turn" | "opponent_joined" | "match_finished" | "time_running_out" |
+// "rematch_offered",
 // "table_id": "...", ...}, encrypted by the server (app/service/delivery/webpush.py).
 export {};
 declare const self: ServiceWorkerGlobalScope;
@@ -20,6 +21,7 @@ const TEXT: Record<Lang, Record<string, string>> = {
     opponent_joined: "{name} sentou na sua mesa {table}",
     match_finished: "A partida da mesa {table} terminou",
     time_running_out: "Seu tempo está acabando na mesa {table}",
+    rematch_offered: "{name} quer revanche na mesa {table}",
     your_turn_digest: "Sua vez em {count} mesas",
     other: "Novidade na mesa {table}",
   },
@@ -28,6 +30,7 @@ const TEXT: Record<Lang, Record<string, string>> = {
     opponent_joined: "{name} sat down at your table {table}",
     match_finished: "The match at table {table} is over",
     time_running_out: "Your time is running out at table {table}",
+    rematch_offered: "{name} wants a rematch at table {table}",
     your_turn_digest: "Your turn at {count} tables",
     other: "News at table {table}",
   },

@@ -3,7 +3,8 @@
 import { useEffect, useMemo, useReducer, useState } from "preact/hooks";
 import { api, ensurePlayer, me, rememberTable } from "../api";
 import { t } from "../i18n";
-import { checkInvite, type InviteCheck, InviteMismatch, InvitePrompt } from "../invite";
+import { refusal } from "../refusals";
+import { checkInvite, type InviteCheck, InviteGate, InviteMismatch, InvitePrompt } from "../invite";
 import { TableLive } from "../live";
 import { listen, yourTurn } from "../notify";
 import { beep, deckPref, setDeckPref, setSound, soundOn } from "../prefs";
@@ -20,43 +21,96 @@ import { WaitingRoom } from "./waiting";
 
 export function TablePage(props: { id: string; invite: string | null; switchLang: () => void }) {
   const [player, setPlayer] = useState(me());
-  if (!player) return <NameGate onDone={() => setPlayer(me())} />;
-  return <Table {...props} />;
+  // Someone with no name may watch at once; one who named themselves at an invite's gate
+  // has said they take the seat.
+  const [watching, setWatching] = useState(false);
+  const [joining, setJoining] = useState(false);
+  if (!player && !watching) {
+    const named = (join: boolean) => {
+      setJoining(join);
+      setPlayer(me());
+    };
+    const gate = props.invite ? (
+      <InviteGate tableId={props.id} code={props.invite} onPlayer={() => named(true)} onWatch={() => setWatching(true)} />
+    ) : (
+      <NameGate onDone={() => named(false)} onWatch={() => setWatching(true)} />
+    );
+    return (
+      <div class={`page start deck-${deckPref()}`}>
+        <header class="topbar">
+          <h1>{t("title")}</h1>
+          <LangSwitch switchLang={props.switchLang} />
+        </header>
+        <main class="start-main">{gate}</main>
+      </div>
+    );
+  }
+  return <Table {...props} invite={player ? props.invite : null} autoJoin={joining} />;
 }
 
-function NameGate({ onDone }: { onDone: () => void }) {
-  const [name, setName] = useState("");
-  const [deck, setDeck] = useState<DeckDesign>(deckPref());
+function LangSwitch({ switchLang }: { switchLang: () => void }) {
   return (
-    <div class={`page start deck-${deck}`}>
-      <header class="topbar">
-        <h1>{t("title")}</h1>
-      </header>
-      <main class="start-main">
-        <form
-          class="panel"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!name.trim()) return;
-            setDeckPref(deck);
-            void ensurePlayer(name.trim()).then(() => {
-              listen();
-              onDone();
-            });
-          }}
-        >
-          <NameField value={name} onInput={setName} />
-          <DeckPicker value={deck} onPick={setDeck} />
-          <button class="primary" type="submit">
-            OK
-          </button>
-        </form>
-      </main>
-    </div>
+    <button type="button" class="link lang" onClick={switchLang} lang={t("language") === "English" ? "en" : "pt"}>
+      {t("language")}
+    </button>
   );
 }
 
-function Table({ id, invite, switchLang }: { id: string; invite: string | null; switchLang: () => void }) {
+function NameGate({ onDone, onWatch }: { onDone: () => void; onWatch: () => void }) {
+  const [name, setName] = useState("");
+  const [missing, setMissing] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [deck, setDeck] = useState<DeckDesign>(deckPref());
+  return (
+    <form
+      class="panel"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!name.trim()) {
+          setMissing(true);
+          return;
+        }
+        setDeckPref(deck);
+        void ensurePlayer(name.trim()).then(
+          () => {
+            listen();
+            onDone();
+          },
+          (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+        );
+      }}
+    >
+      <NameField value={name} onInput={setName} missing={missing && !name.trim()} />
+      <DeckPicker value={deck} onPick={setDeck} />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="row">
+        <button class="primary" type="submit">
+          OK
+        </button>
+        <button type="button" class="link" onClick={onWatch}>
+          {t("inviteWatchNoName")}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Table({
+  id,
+  invite,
+  switchLang,
+  autoJoin = false,
+}: {
+  id: string;
+  invite: string | null;
+  switchLang: () => void;
+  /** The player already said they take the seat (at the invite's gate): no second question. */
+  autoJoin?: boolean;
+}) {
   const live = useMemo(() => new TableLive(id), [id]);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const [menu, setMenu] = useState(false);
@@ -100,6 +154,10 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
           // The table cannot be read: the page shows why once it watches.
         }
         if (cancelled) return;
+        if (check.kind === "ask" && autoJoin) {
+          await accept();
+          return;
+        }
         if (check.kind !== "watch") {
           setAsking(check); // nothing is joined until the player says so
           return;
@@ -133,13 +191,26 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
 
   const unread = useUnread(id, live.log, chatOpen);
   const view = live.view;
-  if (live.error === "table_not_found") {
+  if (live.error === "table_not_found" || (!view && live.error === refusal("table_not_found", ""))) {
     return (
-      <div class="page">
-        <p class="panel">{t("notFound")}</p>
+      <div class="page start">
+        <header class="topbar">
+          <h1>{t("title")}</h1>
+          <LangSwitch switchLang={switchLang} />
+        </header>
+        <main class="start-main">
+          <section class="panel not-found" role="alert" aria-labelledby="not-found-title">
+            <h2 id="not-found-title">{t("notFound")}</h2>
+            <p>{t("notFoundWhy")}</p>
+            <button type="button" class="primary" onClick={() => navigate("/")}>
+              {t("home")}
+            </button>
+          </section>
+        </main>
       </div>
     );
   }
+  const offline = live.connection === "offline";
   const deck = (view && view.you !== null && view.seats[view.you]?.deck_design) || deckPref();
   const chatCount = unread;
   return (
@@ -158,6 +229,7 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
         <span class={`conn ${live.connection}`} role="status">
           {live.connection === "offline" ? t("offline") : <span class="sr-only">{t("online")}</span>}
         </span>
+        {asking !== null && <LangSwitch switchLang={switchLang} />}
         {asking === null && (
           <>
             <button type="button" class="chat-toggle" aria-expanded={chatOpen} onClick={() => setChatOpen(!chatOpen)}>
@@ -183,7 +255,20 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
           {asking === null && !view && <p class="loading">{t("loading")}</p>}
           {asking === "checking" && <p class="loading">{t("loading")}</p>}
           {asking === null && view && !view.game && <WaitingRoom view={view} live={live} />}
-          {asking === null && view && view.game && <Game view={view} game={view.game} live={live} />}
+          {asking === null && view && view.game && view.you === null && (
+            <p class="watching-note" role="status">
+              <b>{t("watching")}</b> · {t("watchingWhy")}
+            </p>
+          )}
+          {asking === null && offline && view?.game && view.you !== null && (
+            <p id="offline-why" class="offline-why" role="status">
+              {t("offlineMoves")}
+            </p>
+          )}
+          {/* Offline, every move button is disabled (a disabled fieldset disables them all). */}
+          <fieldset class="play-area" disabled={offline} aria-describedby={offline ? "offline-why" : undefined}>
+            {asking === null && view && view.game && <Game view={view} game={view.game} live={live} />}
+          </fieldset>
         </main>
         {asking === null && <Chat live={live} open={chatOpen} onClose={() => setChatOpen(false)} />}
       </div>

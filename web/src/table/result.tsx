@@ -39,8 +39,10 @@ function SideHand(props: {
   deadwood: number | null;
   layoffsOnto?: Map<number, string[]>;
   note?: string;
+  /** Number the melds ("Jogo 2"): the knocker's, which the layoffs' text names. */
+  numbered?: boolean;
 }) {
-  const { view, seat, melds, loose, deadwood, layoffsOnto, note } = props;
+  const { view, seat, melds, loose, deadwood, layoffsOnto, note, numbered } = props;
   return (
     <div class="side" data-seat={seat}>
       <h3>
@@ -48,9 +50,20 @@ function SideHand(props: {
         {note && <span class="badge">{note}</span>}
       </h3>
       {melds.length > 0 && <span class="caption">{t("melds")}</span>}
-      <div class="melds" aria-label={t("melds")}>
+      <div class="melds" role="group" aria-label={`${t("melds")}: ${nameOf(view, seat)}`}>
         {melds.map((meld, i) => (
-          <span key={i} class={`meld-box meld-${i % 4}`}>
+          <span
+            key={i}
+            class={`meld-box meld-${i % 4}`}
+            role="group"
+            aria-label={numbered ? t("meldN", { n: i + 1 }) : t("melds")}
+            data-meld={i + 1}
+          >
+            {numbered && (
+              <span class="meld-number" aria-hidden="true">
+                {i + 1}
+              </span>
+            )}
             <CardGroup cards={meld} />
             {layoffsOnto?.get(i)?.map((c) => (
               <CardFace key={c} code={c} small extra="laidoff" />
@@ -60,7 +73,7 @@ function SideHand(props: {
       </div>
       {loose.length > 0 && <span class="caption">{deadwood === null ? t("handCards") : t("loose")}</span>}
       {loose.length > 0 && (
-        <div class="loose-cards" aria-label={t("loose")}>
+        <div class="loose-cards" role="group" aria-label={deadwood === null ? t("handCards") : t("loose")}>
           <CardGroup cards={loose} />
         </div>
       )}
@@ -98,6 +111,7 @@ function HandBoard({ view, result }: { view: TableOut; result: HandResult }) {
           deadwood={s.knocker_deadwood}
           layoffsOnto={onto}
           note={t("knocker")}
+          numbered
         />
         <SideHand
           view={view}
@@ -140,7 +154,10 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
       </button>
     );
   }
-  const deciding = match.history[match.history.length - 1];
+  // A variant's bonuses: a line it does not have is not shown (0 is then no news).
+  const gameBonus = Number(view.rules.game_bonus ?? 0) > 0;
+  const lineBonus = Number(view.rules.line_bonus ?? 0) > 0;
+  const offer = view.rematch_offer ?? null;
   return (
     <div class="overlay result-overlay">
       <section ref={board} class="panel result-board" role="dialog" aria-modal="false" aria-labelledby="result-title">
@@ -148,7 +165,8 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
           <>
             <h2 id="result-title" data-outcome={result.outcome}>
               {t(`outcome_${result.outcome}` as Key)}
-              {result.winner !== null && ` — ${t("scoresPoints", { name: nameOf(view, result.winner), n: result.points })}`}
+              {result.winner !== null &&
+                ` — ${t(result.points === 1 ? "scoresPoint" : "scoresPoints", { name: nameOf(view, result.winner), n: result.points })}`}
             </h2>
             {result.outcome === "dead_hand" && <p>{t("deadHandText")}</p>}
             {hand.multiplier > 1 && <p>×{hand.multiplier}</p>}
@@ -162,14 +180,18 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
               <tr key={seat}>
                 <th scope="row" class="name" title={nameOf(view, seat)}>{nameOf(view, seat)}</th>
                 <td>{match.scores[seat]}</td>
-                {finished && match.bonuses && (
+                {finished && match.bonuses && (gameBonus || lineBonus) && (
                   <>
-                    <td>
-                      +{match.bonuses[seat].game} <small>{t("gameBonus")}</small>
-                    </td>
-                    <td>
-                      +{match.bonuses[seat].line} <small>{t("lineBonus")}</small>
-                    </td>
+                    {gameBonus && (
+                      <td data-bonus="game">
+                        +{match.bonuses[seat].game} <small>{t("gameBonus")}</small>
+                      </td>
+                    )}
+                    {lineBonus && (
+                      <td data-bonus="line">
+                        +{match.bonuses[seat].line} <small>{t("lineBonus")}</small>
+                      </td>
+                    )}
                     <td>
                       <b>
                         {t("total")} {match.final_scores?.[seat]}
@@ -191,12 +213,24 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
                 <p>{t("matchAbortedWhy")}</p>
               </>
             ) : (
-              <h2 data-winner={match.winner}>
-                {t("matchOver")}: {t("matchWinner", { name: nameOf(view, match.winner) })}
-                {match.finish_reason === "resignation" && ` (${t("byResignation")})`}
-              </h2>
+              <>
+                <h2 data-winner={match.winner}>
+                  {t("matchOver")}: {t("matchWinner", { name: nameOf(view, match.winner) })}
+                  {match.finish_reason === "resignation" && ` (${t("byResignation")})`}
+                  {match.finish_reason === "timeout" && ` (${t("byTimeout")})`}
+                </h2>
+                {(match.finish_reason === "timeout" || match.finish_reason === "abandoned") && match.winner !== null && (
+                  <p class="time-loss" data-reason={match.finish_reason}>
+                    {t(match.finish_reason === "timeout" ? "matchTimeLost" : "matchAbandoned", {
+                      name: nameOf(view, 1 - match.winner),
+                      winner: nameOf(view, match.winner),
+                    })}
+                  </p>
+                )}
+              </>
             )}
-            {deciding && <p>{t("decidingHand", { n: deciding.hand_number })}</p>}
+            {/* The hand the match ended in: the last one dealt (a resignation ends it mid-hand). */}
+            <p data-deciding={hand.number}>{t("decidingHand", { n: hand.number })}</p>
           </div>
         ) : (
           hand.next_dealer !== null && <p>{t("nextDealer", { name: nameOf(view, hand.next_dealer) })}</p>
@@ -221,16 +255,56 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
               {t("nextHand")}
             </button>
           )}
-          {finished && view.you !== null && (
-            <button type="button" class="primary big" onClick={() => void live.command(() => api.rematch(view.table_id))}>
-              {t("rematch")}
-            </button>
-          )}
+          {finished && <RematchAnswer view={view} live={live} offer={offer} />}
           <button type="button" class="link" onClick={() => setOpen(false)}>
             {t("close")}
           </button>
         </div>
       </section>
     </div>
+  );
+}
+
+/** REVANCHE asks the other seat (a bot accepts at once); the other seat accepts or declines. */
+function RematchAnswer({ view, live, offer }: { view: TableOut; live: TableLive; offer: number | null }) {
+  const you = view.you;
+  if (you === null) {
+    return offer === null ? null : <p class="rematch-note">{t("rematchWatch", { name: nameOf(view, offer) })}</p>;
+  }
+  const other = nameOf(view, 1 - you);
+  if (offer === you) {
+    return (
+      <p class="rematch-note" role="status" data-rematch="asked">
+        {t("rematchAsked", { name: other })}
+      </p>
+    );
+  }
+  if (offer === 1 - you) {
+    return (
+      <div class="rematch-offer" role="group" aria-label={t("rematchOffer", { name: other })} data-rematch="offered">
+        <p role="status">{t("rematchOffer", { name: other })}</p>
+        <button type="button" class="primary big" onClick={() => void live.command(() => api.acceptRematch(view.table_id))}>
+          {t("rematchAccept")}
+        </button>
+        <button type="button" class="secondary" onClick={() => void live.command(() => api.declineRematch(view.table_id))}>
+          {t("rematchDecline")}
+        </button>
+      </div>
+    );
+  }
+  // Declined: the one who asked is told, and may ask again.
+  const last = [...live.log].reverse().find((e) => e.type === "rematch_offered" || e.type === "rematch_declined");
+  const declined = last?.type === "rematch_declined" && last.seat === 1 - you;
+  return (
+    <>
+      {declined && (
+        <p class="rematch-note" role="status" data-rematch="declined">
+          {t("rematchDeclined", { name: other })}
+        </p>
+      )}
+      <button type="button" class="primary big" onClick={() => void live.command(() => api.rematch(view.table_id))}>
+        {t("rematch")}
+      </button>
+    </>
   );
 }

@@ -1,6 +1,6 @@
 """Web Push: the server's VAPID public key, and your browsers' push subscriptions (subscribe,
 list, unsubscribe). ``app.service.delivery.webpush`` sends the notifications; without a VAPID key on
-the server every route here answers 404 ``push_disabled``."""
+the server the key route says ``enabled: false`` and the others answer 404 ``push_disabled``."""
 
 from __future__ import annotations
 
@@ -20,10 +20,12 @@ def _push(request: Request) -> WebPushChannel:
     return channel
 
 
-@router.get("/push/key", response_model=PushKeyOut, responses=error_responses(404))
+@router.get("/push/key", response_model=PushKeyOut)
 async def push_key(request: Request) -> PushKeyOut:
-    """The VAPID public key to subscribe with (404 ``push_disabled`` when the server has none)."""
-    return PushKeyOut(public_key=_push(request).require())
+    """Whether the server pushes, and the VAPID public key to subscribe with (``enabled:
+    false``, no key, when the server has none: a page asks at every load, without an error)."""
+    key = _push(request).public_key
+    return PushKeyOut(enabled=key is not None, public_key=key)
 
 
 @router.post(

@@ -25,7 +25,15 @@ from app.api.http.schemas.tables import (
     Versioned,
 )
 from app.table.clock import Claim
-from app.table.commands import Chat, ChooseDeck, Rematch, RemoveBot, SeatBot, Start
+from app.table.commands import (
+    AnswerRematch,
+    Chat,
+    ChooseDeck,
+    Rematch,
+    RemoveBot,
+    SeatBot,
+    Start,
+)
 
 router = APIRouter(tags=["tables"], route_class=StrictJSONRoute)
 
@@ -112,8 +120,28 @@ async def start(
 async def rematch(
     table_id: str, caller: CommandCaller, body: Annotated[Versioned | None, Body()] = None
 ) -> JSONResponse:
-    """Either seated player starts a new match at the same table and seats, once it is over."""
+    """Ask for a new match at the same table and seats once it is over: the other seat accepts
+    or declines. A bot seat accepts at once, as does a player who had asked too (409
+    ``rematch_already_offered`` if you asked already)."""
     return await submit(caller, table_id, Rematch(), body)
+
+
+@router.post("/v1/tables/{table_id}/rematch/accept", **COMMAND_ROUTE)
+async def accept_rematch(
+    table_id: str, caller: CommandCaller, body: Annotated[Versioned | None, Body()] = None
+) -> JSONResponse:
+    """Accept the rematch your opponent asked for: the new match starts (409
+    ``no_rematch_offer`` if they asked for none)."""
+    return await submit(caller, table_id, AnswerRematch(accept=True), body)
+
+
+@router.post("/v1/tables/{table_id}/rematch/decline", **COMMAND_ROUTE)
+async def decline_rematch(
+    table_id: str, caller: CommandCaller, body: Annotated[Versioned | None, Body()] = None
+) -> JSONResponse:
+    """Decline the rematch your opponent asked for; the table stays as the match left it
+    (409 ``no_rematch_offer`` if they asked for none)."""
+    return await submit(caller, table_id, AnswerRematch(accept=False), body)
 
 
 @router.post("/v1/tables/{table_id}/claim", **COMMAND_ROUTE)

@@ -72,14 +72,25 @@ class PushSubscriptionOut(BaseModel):
 
 
 class PushKeyOut(BaseModel):
-    model_config = _example(
-        {
-            "public_key": "BDd3_hVL9fZi9Ybo2UUzA284WG5FZR30_95YeZJsiApwXKpNcF1rRPF3foIiBHXRdJI2Qhu"
-            "mhf6_LFTeZaNndIo"
+    """Whether this server pushes, and the key to subscribe with. A server without a VAPID key
+    says ``enabled: false`` here (its other push routes answer 404 ``push_disabled``), so a
+    client learns push is off without an error."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "enabled": True,
+                    "public_key": "BDd3_hVL9fZi9Ybo2UUzA284WG5FZR30_95YeZJsiApwXKpNcF1rRPF3foIiBHX"
+                    "RdJI2Qhumhf6_LFTeZaNndIo",
+                },
+                {"enabled": False, "public_key": None},
+            ]
         }
     )
 
-    public_key: str = Field(
+    enabled: bool = Field(description="The server has a VAPID key: Web Push is on.")
+    public_key: str | None = Field(
         description="The server's VAPID public key (uncompressed P-256 point, base64url): "
-        "`applicationServerKey` of `PushManager.subscribe`."
+        "`applicationServerKey` of `PushManager.subscribe`; null when push is off."
     )

@@ -327,6 +327,11 @@ class TableOut(BaseModel):
     )
     invite_code: str | None = Field(None, description="Seat 0 only, until seat 1 is taken.")
     invite_url: str | None = None
+    rematch_offer: int | None = Field(
+        None,
+        description="The seat that asked for a rematch, until the other seat accepts "
+        "(POST .../rematch/accept) or declines (POST .../rematch/decline).",
+    )
 
 
 class CommandOut(BaseModel):

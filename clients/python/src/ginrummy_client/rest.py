@@ -184,7 +184,14 @@ class Client:
         return await self.command(table_id, "start")
 
     async def rematch(self, table_id: str) -> JSON:
+        """Ask for a rematch (or agree to the one the other seat asked for)."""
         return await self.command(table_id, "rematch")
+
+    async def accept_rematch(self, table_id: str) -> JSON:
+        return await self.command(table_id, "rematch/accept")
+
+    async def decline_rematch(self, table_id: str) -> JSON:
+        return await self.command(table_id, "rematch/decline")
 
     async def chat(self, table_id: str, text: str) -> JSON:
         return await self.command(table_id, "chat", {"text": text})

@@ -6,7 +6,8 @@ something to do (``your_turn``, an opponent joining, a hand or match starting or
 heartbeat, the first message after a reconnect) it fetches its view and, while that view has a
 move, asks the engine and posts the move with ``expected_version``: a 409 means the table moved
 on, and the next message brings it back. The kit itself deals the next hand, starts a match
-once the table is full (at seat 0), and asks for a rematch until ``matches`` are played.
+once the table is full (at seat 0), and asks for a rematch (or agrees to one asked for) until
+``matches`` are played.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from ginrummy_client.sockets import TableSocket
 log = logging.getLogger(__name__)
 
 # Besides ``your_turn``: the events after which this seat may have something to do.
-STEP_EVENTS = frozenset({"player_joined", "bot_seated", "match_started", "hand_over", "match_over"})
+STEP_EVENTS = frozenset(
+    {"player_joined", "bot_seated", "match_started", "hand_over", "match_over", "rematch_offered"}
+)
 
 
 class TablePlayer:
@@ -140,7 +143,10 @@ class TablePlayer:
                         "final_scores": match["final_scores"],
                     }
                 )
-            return {"kind": "done"} if len(self.results) >= self.matches else {"path": "rematch"}
+            if len(self.results) >= self.matches:
+                return {"kind": "done"}
+            # Asked already: the other seat answers (a rematch it asks for too starts one).
+            return None if view.get("rematch_offer") == view["you"] else {"path": "rematch"}
         actions = game["legal"]["actions"]
         if "next_hand" in actions:
             return {"path": "next-hand"}
