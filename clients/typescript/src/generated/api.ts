@@ -448,7 +448,8 @@ export interface paths {
         };
         /**
          * Push Key
-         * @description The VAPID public key to subscribe with (404 ``push_disabled`` when the server has none).
+         * @description Whether the server pushes, and the VAPID public key to subscribe with (``enabled:
+         *     false``, no key, when the server has none: a page asks at every load, without an error).
          */
         get: operations["push_key_v1_push_key_get"];
         put?: never;
@@ -776,9 +777,53 @@ export interface paths {
         put?: never;
         /**
          * Rematch
-         * @description Either seated player starts a new match at the same table and seats, once it is over.
+         * @description Ask for a new match at the same table and seats once it is over: the other seat accepts
+         *     or declines. A bot seat accepts at once, as does a player who had asked too (409
+         *     ``rematch_already_offered`` if you asked already).
          */
         post: operations["rematch_v1_tables__table_id__rematch_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/rematch/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept Rematch
+         * @description Accept the rematch your opponent asked for: the new match starts (409
+         *     ``no_rematch_offer`` if they asked for none).
+         */
+        post: operations["accept_rematch_v1_tables__table_id__rematch_accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/rematch/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline Rematch
+         * @description Decline the rematch your opponent asked for; the table stays as the match left it
+         *     (409 ``no_rematch_offer`` if they asked for none).
+         */
+        post: operations["decline_rematch_v1_tables__table_id__rematch_decline_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1411,13 +1456,23 @@ export interface components {
              */
             won: number;
         };
-        /** PushKeyOut */
+        /**
+         * PushKeyOut
+         * @description Whether this server pushes, and the key to subscribe with. A server without a VAPID key
+         *     says ``enabled: false`` here (its other push routes answer 404 ``push_disabled``), so a
+         *     client learns push is off without an error.
+         */
         PushKeyOut: {
             /**
-             * Public Key
-             * @description The server's VAPID public key (uncompressed P-256 point, base64url): `applicationServerKey` of `PushManager.subscribe`.
+             * Enabled
+             * @description The server has a VAPID key: Web Push is on.
              */
-            public_key: string;
+            enabled: boolean;
+            /**
+             * Public Key
+             * @description The server's VAPID public key (uncompressed P-256 point, base64url): `applicationServerKey` of `PushManager.subscribe`; null when push is off.
+             */
+            public_key: string | null;
         };
         /** PushKeys */
         PushKeys: {
@@ -1629,6 +1684,11 @@ export interface components {
              * @default false
              */
             rated: boolean;
+            /**
+             * Rematch Offer
+             * @description The seat that asked for a rematch, until the other seat accepts (POST .../rematch/accept) or declines (POST .../rematch/decline).
+             */
+            rematch_offer?: number | null;
             /**
              * Role
              * @enum {string}
@@ -3080,15 +3140,6 @@ export interface operations {
                     "application/json": components["schemas"]["PushKeyOut"];
                 };
             };
-            /** @description unknown table */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
             /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
             429: {
                 headers: {
@@ -4491,6 +4542,194 @@ export interface operations {
         };
     };
     rematch_v1_tables__table_id__rematch_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Versioned"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    accept_rematch_v1_tables__table_id__rematch_accept_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Versioned"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    decline_rematch_v1_tables__table_id__rematch_decline_post: {
         parameters: {
             query?: never;
             header?: {

@@ -27,6 +27,7 @@ export type ServerMessage =
   | YourTurnMessage
   | OpponentJoinedMessage
   | MatchFinishedMessage
+  | RematchOfferedMessage
   | HeartbeatMessage
   | AckMessage
   | PongMessage
@@ -84,6 +85,10 @@ export type InviteUrl = string | null;
 export type MatchNumber = number;
 export type Preset = string;
 export type Rated = boolean;
+/**
+ * The seat that asked for a rematch, until the other seat accepts (POST .../rematch/accept) or declines (POST .../rematch/decline).
+ */
+export type RematchOffer = number | null;
 export type Role = "seat" | "spectator";
 /**
  * easy, medium or hard for a bot's seat
@@ -132,21 +137,23 @@ export type Type7 = "match_finished";
  * null when the match was aborted (no result)
  */
 export type Winner = number | null;
+export type TableId4 = string;
+export type Type8 = "rematch_offered";
 /**
  * null on the player's socket
  */
 export type Seq4 = number | null;
-export type Type8 = "heartbeat";
+export type Type9 = "heartbeat";
 export type Id3 = string | null;
 export type Seq5 = number;
-export type Type9 = "ack";
+export type Type10 = "ack";
 export type Version2 = number;
 export type Id4 = string | null;
-export type Type10 = "pong";
+export type Type11 = "pong";
 export type Code = string;
 export type Id5 = string | null;
 export type Message = string;
-export type Type11 = "error";
+export type Type12 = "error";
 
 export interface WsMessages {
   client?: ClientMessage;
@@ -187,6 +194,7 @@ export interface TableOut {
   match_number: MatchNumber;
   preset: Preset;
   rated?: Rated;
+  rematch_offer?: RematchOffer;
   role: Role;
   rules: Rules;
   seats: Seats;
@@ -288,11 +296,20 @@ export interface MatchFinishedMessage {
   winner: Winner;
 }
 /**
+ * Your opponent asks for a rematch at a table whose match is over (player's socket):
+ * answer with ``POST /v1/tables/{id}/rematch/accept`` or ``/decline``.
+ */
+export interface RematchOfferedMessage {
+  player: PlayerOut;
+  table_id: TableId4;
+  type?: Type8;
+}
+/**
  * Sent after ``ws_heartbeat`` seconds without any other message; ``seq``: the last sent.
  */
 export interface HeartbeatMessage {
   seq?: Seq4;
-  type?: Type8;
+  type?: Type9;
 }
 /**
  * A ``move`` went through the pipeline: the new version and seq, and your view after it.
@@ -301,7 +318,7 @@ export interface AckMessage {
   id?: Id3;
   seq: Seq5;
   table: TableOut;
-  type?: Type9;
+  type?: Type10;
   version: Version2;
 }
 /**
@@ -309,7 +326,7 @@ export interface AckMessage {
  */
 export interface PongMessage {
   id?: Id4;
-  type?: Type10;
+  type?: Type11;
 }
 /**
  * A refused message or connection; the same codes as over HTTP.
@@ -318,5 +335,5 @@ export interface ErrorMessage {
   code: Code;
   id?: Id5;
   message: Message;
-  type?: Type11;
+  type?: Type12;
 }
