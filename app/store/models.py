@@ -95,6 +95,8 @@ class Table(Base):
     created_at: Mapped[datetime]
     # Chosen at creation (migration 0004): a rated table's finished matches move ratings.
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Chosen at creation (migration 0011): a casual table whose seat to move may ask LUNA.
+    hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
 
 class Seat(Base):
@@ -168,6 +170,21 @@ class FinishedMatch(Base):
     scores: Mapped[list[Any]]
     final_scores: Mapped[list[Any]]
     finished_at: Mapped[datetime]
+
+
+class Review(Base):
+    """A finished hand's review by LUNA (``app.bots.review``), kept once computed (migration
+    0011): ``data`` is the review's JSON, ``samples`` its budget, ``cpu_seconds`` its cost."""
+
+    __tablename__ = "reviews"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hand_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    samples: Mapped[int] = mapped_column(Integer)
+    cpu_seconds: Mapped[float] = mapped_column(Float)
+    data: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]
 
 
 class ChatMessage(Base):

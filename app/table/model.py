@@ -43,6 +43,8 @@ class TableRow:
     last_seq: int
     created_at: datetime
     rated: bool
+    # A casual table whose seat to move may ask LUNA for a hint (``app.service.hints``).
+    hints: bool = False
 
 
 @dataclass(slots=True)

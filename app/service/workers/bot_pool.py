@@ -21,12 +21,14 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from app.bots import get_bot
 from app.bots.search import Budget
+
+T = TypeVar("T")
 
 
 def _start_worker(niceness: int, server: int) -> None:
@@ -102,6 +104,16 @@ class BotPool:
         finally:
             self.pending -= 1
             self.decisions += 1
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in a worker process (a module-level function, its arguments and
+        answer plain data): the pool's other jobs, such as hand reviews."""
+        self.pending += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool(), work, *args)
+        finally:
+            self.pending -= 1
 
     def close(self) -> None:
         """Stop the workers (a decision in progress is abandoned)."""
