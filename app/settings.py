@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     review_queue_max: int = 32
     review_wait_seconds: float = 5.0
     hint_playouts: int = 200
+    # A player's statistics (``GET /v1/players/{id}/stats``) count their newest this many
+    # finished matches.
+    stats_max_matches: int = 500
     # Once started, take what exists out of garbage collection and make full collections rare
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
     gc_freeze: bool = True

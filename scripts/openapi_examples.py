@@ -170,6 +170,7 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
         await rec.call(
             "GET", "/v1/tables/{table_id}/matches/{number}/review", table_id=tid, number=1
         )
+        await rec.call("GET", "/v1/players/{player_id}/stats", player_id=ada.id)
         r = await http.post("/v1/tables", json={"hints": True}, headers=ada.auth)
         hinted = r.json()["table_id"]
         await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)

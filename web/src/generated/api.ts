@@ -439,6 +439,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/{player_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Player Stats
+         * @description A player's matches and hands played and won by kind of opponent, how their hands ended,
+         *     their knocks' mean deadwood, their accuracy in reviewed hands, their rating over time.
+         */
+        get: operations["player_stats_v1_players__player_id__stats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/push/key": {
         parameters: {
             query?: never;
@@ -1011,6 +1032,16 @@ export interface components {
             samples: number;
             /** Seed */
             seed: number;
+        };
+        /**
+         * ByOpponentOut
+         * @description Counts against people and against each bot level.
+         */
+        ByOpponentOut: {
+            easy: components["schemas"]["PlayedWonOut"];
+            hard: components["schemas"]["PlayedWonOut"];
+            human: components["schemas"]["PlayedWonOut"];
+            medium: components["schemas"]["PlayedWonOut"];
         };
         /** CardBody */
         CardBody: {
@@ -1605,6 +1636,13 @@ export interface components {
              */
             seconds: number;
         };
+        /** PlayedWonOut */
+        PlayedWonOut: {
+            /** Played */
+            played: number;
+            /** Won */
+            won: number;
+        };
         /** PlayerCreate */
         PlayerCreate: {
             /**
@@ -1707,6 +1745,21 @@ export interface components {
             id: string;
         };
         /**
+         * RatesOut
+         * @description Shares of the hands played (null before any): ended by the player's knock (gin and big
+         *     gin included), by their gin, by their big gin, and won by undercutting a knock.
+         */
+        RatesOut: {
+            /** Big Gin */
+            big_gin: number | null;
+            /** Gin */
+            gin: number | null;
+            /** Knock */
+            knock: number | null;
+            /** Undercut */
+            undercut: number | null;
+        };
+        /**
          * RatingChangeOut
          * @description A rated match's change to one player's rating (Glicko-2, deviation after the match).
          */
@@ -1747,6 +1800,19 @@ export interface components {
             provisional: boolean;
             /** Result */
             result: string;
+        };
+        /** RatingPointOut */
+        RatingPointOut: {
+            /** At */
+            at: string;
+            /** Category */
+            category: string;
+            /** Deviation */
+            deviation: number;
+            /** Provisional */
+            provisional: boolean;
+            /** Rating */
+            rating: number;
         };
         /** ReadinessOut */
         ReadinessOut: {
@@ -1845,6 +1911,38 @@ export interface components {
             opponent: number;
             /** You */
             you: number;
+        };
+        /**
+         * StatsOut
+         * @description A player's statistics over their finished matches (docs/review.md).
+         */
+        StatsOut: {
+            /**
+             * Accuracy
+             * @description over the decisions of the reviewed hands
+             */
+            accuracy: number | null;
+            hands: components["schemas"]["ByOpponentOut"];
+            /** Id */
+            id: string;
+            matches: components["schemas"]["ByOpponentOut"];
+            /**
+             * Mean Knock Deadwood
+             * @description of the player's knocks but gins
+             */
+            mean_knock_deadwood: number | null;
+            /** Name */
+            name: string;
+            /** Points Lost Per Hand */
+            points_lost_per_hand: number | null;
+            rates: components["schemas"]["RatesOut"];
+            /**
+             * Rating History
+             * @description oldest first
+             */
+            rating_history: components["schemas"]["RatingPointOut"][];
+            /** Reviewed Hands */
+            reviewed_hands: number;
         };
         /** StatusOut */
         StatusOut: {
@@ -3344,6 +3442,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProfileOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    player_stats_v1_players__player_id__stats_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsOut"];
                 };
             };
             /** @description unknown table */
