@@ -9,6 +9,7 @@ import type { TableLive } from "../live";
 import type { GameEvent, GameView, TableOut } from "../types";
 import { ActionBar } from "./actions";
 import { MyHand } from "./hand";
+import { HintButton } from "./hint";
 import { nameOf } from "./names";
 import { Piles } from "./piles";
 import { ResultBoard } from "./result";
@@ -104,6 +105,7 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
               {notice}
             </p>
           )}
+          {view.hints && myTurn && <HintButton view={view} />}
           {canClaim(view) && game.match.status !== "finished" && (
             <button type="button" class="primary claim" onClick={() => move("claim")}>
               {t("claim")}
@@ -159,6 +161,7 @@ function Scoreboard({ view, game, bottom }: { view: TableOut; game: GameView; bo
       </span>
       <span class="meta">
         {t("hand", { n: game.hand.number })} · {t("to", { n: Number(game.match.rules.target ?? 100) })}
+        {view.hints && <span class="badge hints-on">{t("hintsOn")}</span>}
       </span>
     </div>
   );

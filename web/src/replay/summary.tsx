@@ -1,0 +1,91 @@
+// Each seat's review summary (accuracy, points lost, marks), and the result board's way in.
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api";
+import { t } from "../i18n";
+import { navigate } from "../router";
+import type { HandReview, SeatSummary } from "../types";
+import "./replay.css";
+
+export function replayPath(tableId: string, match: number, hand: number): string {
+  return `/t/${tableId}/replay/${match}/${hand}`;
+}
+
+/** The review of a hand, asked again while LUNA computes it (202 pending). */
+export function useReview(tableId: string, match: number, hand: number): HandReview | null {
+  const [review, setReview] = useState<HandReview | null>(null);
+  useEffect(() => {
+    let live = true;
+    let timer = 0;
+    const ask = () =>
+      api.review(tableId, hand, match).then(
+        (r) => {
+          if (!live) return;
+          setReview(r);
+          if (r.status === "pending") timer = window.setTimeout(ask, 2000);
+        },
+        () => undefined,
+      );
+    void ask();
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+    };
+  }, [tableId, match, hand]);
+  return review;
+}
+
+export function SeatSummaries({ seats, names }: { seats: SeatSummary[]; names: string[] }) {
+  return (
+    <table class="review-summary">
+      <thead>
+        <tr>
+          <th scope="col" />
+          <th scope="col">{t("accuracy")}</th>
+          <th scope="col">{t("pointsLost")}</th>
+          <th scope="col">{t("marks")}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {seats.map((s) => (
+          <tr key={s.seat} data-seat={s.seat}>
+            <th scope="row" class="name" title={names[s.seat]}>
+              {names[s.seat]}
+            </th>
+            <td data-accuracy>{s.accuracy === null ? "—" : `${s.accuracy}%`}</td>
+            <td>{s.points_lost}</td>
+            <td class="marks">
+              {s.inaccuracies > 0 && <span class="mark inaccuracy">?! {s.inaccuracies}</span>}
+              {s.mistakes > 0 && <span class="mark mistake">? {s.mistakes}</span>}
+              {s.blunders > 0 && <span class="mark blunder">?? {s.blunders}</span>}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** On the result board: the seats' summary once reviewed, and "Rever a mão". */
+export function ReviewPanel(props: { tableId: string; match: number; hand: number; names: string[] }) {
+  const { tableId, match, hand, names } = props;
+  const review = useReview(tableId, match, hand);
+  return (
+    <section class="review-panel" aria-label={t("reviewBy")}>
+      {review?.status === "done" ? (
+        <SeatSummaries seats={review.seats} names={names} />
+      ) : (
+        <p class="muted">{t("reviewPending")}</p>
+      )}
+      <a
+        class="button-link review-open"
+        href={replayPath(tableId, match, hand)}
+        onClick={(e) => {
+          e.preventDefault();
+          navigate(replayPath(tableId, match, hand));
+        }}
+      >
+        {t("reviewHand")}
+      </a>
+    </section>
+  );
+}
