@@ -188,6 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.review_workers,
             Budget(settings.hint_playouts, settings.bot_search_cap_ms),
             settings.review_nice,
+            idle=settings.review_idle,
         )
         app.state.reviews = Reviews(
             service,

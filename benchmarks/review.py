@@ -93,7 +93,7 @@ async def bots_while(
 async def load(played: list[tuple[MatchState, list[Event]]], queue: int, seconds: float) -> None:
     settings = Settings()
     bots = BotPool(1, Budget(settings.bot_search_playouts, settings.bot_search_cap_ms), 5)
-    reviews = BotPool(1, Budget(), settings.review_nice)
+    reviews = BotPool(1, Budget(), settings.review_nice, idle=settings.review_idle)
     positions = bot_positions(played)
     try:
         await bots.choose("hard", *positions[0])  # start the workers before timing

@@ -31,10 +31,14 @@ from app.bots.search import Budget
 T = TypeVar("T")
 
 
-def _start_worker(niceness: int, server: int) -> None:
-    """A worker's start: its lower priority, and a watch that ends it with its server."""
+def _start_worker(niceness: int, server: int, idle: bool = False) -> None:
+    """A worker's start: its lower priority (``idle``: the idle scheduling class, where the
+    system has one: CPU only when nothing else wants it), and a watch that ends it with its
+    server."""
     if niceness:
         os.nice(niceness)
+    if idle and hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     threading.Thread(
         target=_exit_with, args=(server,), name="exit-with-server", daemon=True
     ).start()
@@ -62,10 +66,13 @@ def decide(
 class BotPool:
     """Worker processes that make the bots' decisions (see the module docstring)."""
 
-    def __init__(self, workers: int, budget: Budget, niceness: int = 5) -> None:
+    def __init__(
+        self, workers: int, budget: Budget, niceness: int = 5, *, idle: bool = False
+    ) -> None:
         self.workers = max(1, workers)
         self.budget = budget
         self.niceness = niceness
+        self.idle = idle
         self.pending = 0
         # Decisions made, and those made with a lowered budget because others queued.
         self.decisions = 0
@@ -80,7 +87,7 @@ class BotPool:
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(self.niceness, os.getpid()),
+                initargs=(self.niceness, os.getpid(), self.idle),
             )
         return self._executor
 

@@ -172,7 +172,7 @@ export function ReplayPage(props: { id: string; match: number; hand: number; swi
               {step && <DecisionPanel decision={decisions[at - 1]} name={names[step.seat]} />}
               <div class="replay-controls" role="toolbar" aria-label={t("replayMoves")}>
                 <button type="button" data-step="first" onClick={() => go(0)} disabled={at === 0} aria-label={t("replayFirst")}>
-                  ⏮
+                  «
                 </button>
                 <button type="button" data-step="prev" onClick={() => go(at - 1)} disabled={at === 0} aria-label={t("replayPrev")}>
                   ◀
@@ -181,7 +181,7 @@ export function ReplayPage(props: { id: string; match: number; hand: number; swi
                   ▶
                 </button>
                 <button type="button" data-step="last" onClick={() => go(last)} disabled={at === last} aria-label={t("replayLast")}>
-                  ⏭
+                  »
                 </button>
               </div>
               <p class="muted small">{t("replayKeys")}</p>

@@ -54,9 +54,9 @@ export function SeatSummaries({ seats, names }: { seats: SeatSummary[]; names: s
             <td data-accuracy>{s.accuracy === null ? "—" : `${s.accuracy}%`}</td>
             <td>{s.points_lost}</td>
             <td class="marks">
-              {s.inaccuracies > 0 && <span class="mark inaccuracy">?! {s.inaccuracies}</span>}
-              {s.mistakes > 0 && <span class="mark mistake">? {s.mistakes}</span>}
-              {s.blunders > 0 && <span class="mark blunder">?? {s.blunders}</span>}
+              {s.inaccuracies > 0 && <span class="mark inaccuracy" title={t("mark_inaccuracy")}>?! {s.inaccuracies}</span>}
+              {s.mistakes > 0 && <span class="mark mistake" title={t("mark_mistake")}>? {s.mistakes}</span>}
+              {s.blunders > 0 && <span class="mark blunder" title={t("mark_blunder")}>?? {s.blunders}</span>}
             </td>
           </tr>
         ))}
