@@ -134,6 +134,7 @@ class TableQueries:
             "status": table.status,
             "preset": table.preset,
             "rated": table.rated,
+            "hints": table.hints,
             "rules": table.rules,
             "clock": clocks.clock_view(loaded.clock, utcnow()),
         }

@@ -166,3 +166,20 @@ def test_a_later_hand_starts_from_the_scores_before_it() -> None:
     start = start_of_hand(rules, history, state.hand)
     assert start.scores == [0, 12] and start.hands_won == [0, 1]
     assert seat_view(start, 0)["match"]["history"] == history
+
+
+def test_a_hand_cut_short_by_a_resignation_is_reviewed_up_to_it() -> None:
+    state, events = new_match(make_ruleset("standard"), "cut short")
+    start, log = state.copy(), list(events)
+    bot = get_bot("medium")
+    for _ in range(6):
+        seat = state.hand.turn
+        move = bot.choose(seat_view(state, seat), [e.for_recipient(seat) for e in log])
+        state, events = apply(state, seat, Action.from_dict(move))
+        log += events
+    state, events = apply(state, 1, Action("resign"))
+    log += events
+    review = review_hand(replay(start, log), log, BUDGET)
+    *played, last = review["decisions"]
+    assert len(played) == 6 and last["chosen"] == {"kind": "resign"} and last["forced"]
+    assert any(not d["forced"] for d in played)

@@ -188,7 +188,7 @@ const pt = {
   inviteMismatch: "O convite é de outra mesa, não desta que o link abre: por isso você não foi sentado em nenhuma. Peça um link novo a quem convidou você.",
   inviteMismatchWatch: "Assistir esta mesa",
   reviewHand: "Rever a mão",
-  replayTitle: "Mão {n}: replay",
+  replayTitle: "Mão {n}, jogada a jogada",
   replayMoves: "Jogadas",
   replayFirst: "Início",
   replayPrev: "Voltar",

@@ -1380,6 +1380,12 @@ export interface components {
              * @description the time control (docs/clocks.md)
              */
             clock: components["schemas"]["NoClockOut"] | components["schemas"]["ClockOut"];
+            /**
+             * Hints
+             * @description The seat to move may ask LUNA for a hint.
+             * @default false
+             */
+            hints: boolean;
             /** @description Who invites: the player in seat 0. */
             inviter: components["schemas"]["PlayerOut"] | null;
             /** Preset */

@@ -239,6 +239,7 @@ class InviteOut(BaseModel):
     status: Literal["waiting", "ready", "playing", "finished"]
     preset: str
     rated: bool = Field(description="Its finished matches move ratings.")
+    hints: bool = Field(False, description="The seat to move may ask LUNA for a hint.")
     rules: dict[str, Any]
     clock: NoClockOut | ClockOut = Field(
         description="the time control (docs/clocks.md)", discriminator="control"
