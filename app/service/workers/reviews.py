@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,8 @@ from app.table.time import utcnow
 log = logging.getLogger(__name__)
 
 Key = tuple[str, int, int]
+# Hints remembered (the latest, per table version and seat).
+HINTS_KEPT = 1024
 
 
 def review_job(
@@ -74,6 +77,8 @@ class Reviews:
         self.queue_max = max(1, queue_max)
         self.wait_seconds = wait_seconds
         self._jobs: dict[Key, asyncio.Task[dict[str, Any]]] = {}
+        # The latest hints given, by (table, version, seat): asked again, the same answer free.
+        self._hints: OrderedDict[Key, dict[str, Any]] = OrderedDict()
         # Reviews computed here, and their CPU seconds in all.
         self.computed = 0
         self.cpu_seconds = 0.0
@@ -137,16 +142,29 @@ class Reviews:
         view = engine_view(state, seat)
         if state.hand.phase == "over" or state.hand.turn != seat or not has_move(view):
             raise ConflictError("not_your_turn", "a hint is for the seat to move")
+        key = (table_id, loaded.table.version, seat)
+        given = self._hints.get(key)
+        if given is not None:
+            return given
+        if self.pool.pending >= self.queue_max:
+            raise RateLimitedError(
+                "review_queue_full", "LUNA is busy with other hints and reviews; ask again shortly",
+                retry_after=1.0,
+            )  # fmt: skip
         events = await self.queries.hand_events(loaded, seat)
         budget = self.pool.budget_now()
         move = await self.pool.choose("hard", view, events)
-        return {
+        answer = {
             "table_id": table_id,
             "seat": seat,
             "version": loaded.table.version,
             "move": move,
             "budget": {"playouts": budget.playouts},
         }
+        self._hints[key] = answer
+        while len(self._hints) > HINTS_KEPT:
+            self._hints.popitem(last=False)
+        return answer
 
     async def _kept(self, done: FinishedHand) -> dict[str, Any] | None:
         async with self.queries.db.read() as session:
