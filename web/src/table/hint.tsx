@@ -4,6 +4,7 @@ import { api, ApiError } from "../api";
 import { t } from "../i18n";
 import { optionText } from "../replay/moves";
 import type { TableOut } from "../types";
+import "./hint.css";
 
 export function HintButton({ view }: { view: TableOut }) {
   const [said, setSaid] = useState<{ version: number; text: string } | null>(null);
