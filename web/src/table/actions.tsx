@@ -41,7 +41,7 @@ export function ActionBar(props: {
     }
   };
   return (
-    <div class="actions" role="toolbar" aria-label={t("menu")}>
+    <div class="actions" role="toolbar" aria-label={t("actionsBar")}>
       {buttons.map((b) => (
         <button type="button" key={b.key} data-action={b.key} class={`action ${b.cls ?? ""}`} onClick={b.run} onKeyDown={onKey}>
           {b.label}

@@ -1,51 +1,34 @@
 // The board of a hand in play: scores, the opponent's seat, the piles and what just happened,
 // the action bar, the hand, and the result board once the hand is over.
-import { useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import { CardBack, CardFace, cardText } from "../cards";
+import { CardBack, CardFace } from "../cards";
 import { canClaim, clockNotice, SeatClock } from "../clock";
 import { t } from "../i18n";
 import type { TableLive } from "../live";
-import type { GameEvent, GameView, TableOut } from "../types";
+import type { GameEvent, GameView, Legal, TableOut } from "../types";
 import { ActionBar } from "./actions";
 import { MyHand } from "./hand";
 import { HintButton } from "./hint";
+import { Motion } from "./motion";
+import { describe, MoveLog } from "./movelog";
 import { nameOf } from "./names";
 import { Piles } from "./piles";
+import { ResignHere } from "./resign";
 import { ResultBoard } from "./result";
+import { ScoreSheet } from "./scoresheet";
+import { turnTitle } from "./title";
 
-function describe(view: TableOut, event: GameEvent | undefined): string {
-  if (!event) return "";
-  const name = nameOf(view, event.seat ?? null);
-  const card = event.card ? cardText(event.card) : "";
-  switch (event.type) {
-    case "drew_stock":
-      return t("ev_drew_stock", { name });
-    case "drew_discard":
-      return t("ev_drew_discard", { name, card });
-    case "upcard_taken":
-      return t("ev_upcard_taken", { name, card });
-    case "upcard_passed":
-      return t("ev_upcard_passed", { name });
-    case "discarded":
-      return t("ev_discarded", { name, card });
-    case "knocked":
-      return t("ev_knocked", { name, card });
-    case "big_gin":
-      return t("ev_big_gin", { name });
-    case "resigned":
-      return t("ev_resigned", { name });
-    case "time_expired":
-      return t("ev_time_expired", { name });
-    case "timed_out":
-      return t("ev_timed_out", { name });
-    case "match_aborted":
-      return t("ev_match_aborted", { name });
-    case "hand_started":
-      return t("ev_hand_started", { n: Number(event.hand_number), name: nameOf(view, Number(event.dealer)) });
-    default:
-      return "";
-  }
+/** What this seat may do now, in words, from the legal actions the view lists (never a rule of
+ * its own): after both passed the upcard only the stock is offered, so only the stock is said. */
+function turnInstruction(legal: Legal | undefined): string {
+  const can = new Set(legal?.actions ?? []);
+  if (can.has("take_upcard") || can.has("pass")) return t("youUpcard");
+  if (can.has("draw_stock") && can.has("draw_discard")) return t("youDraw");
+  if (can.has("draw_stock")) return t("youDrawStock");
+  if (can.has("draw_discard")) return t("youDrawPile");
+  if (can.has("discard")) return t("youDiscard");
+  return "";
 }
 
 export function Game({ view, game, live }: { view: TableOut; game: GameView; live: TableLive }) {
@@ -71,11 +54,17 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
   const lastEvent = [...live.log].reverse().find((e) => e.type !== "chat" && describe(view, e));
   const deadAt = Number(game.match.rules.dead_hand_at ?? 0);
   const stockEnding = hand.phase !== "over" && hand.stock_size <= deadAt + 2;
-  const myTurn = you !== null && hand.turn === you && hand.phase !== "over";
+  // A finished match (a resignation, a timeout) leaves no one to move: no instruction stays.
+  const playing = hand.phase !== "over" && game.match.status !== "finished";
+  const myTurn = playing && you !== null && hand.turn === you;
+  useEffect(() => {
+    turnTitle(myTurn);
+  }, [myTurn]);
+  useEffect(() => () => turnTitle(false), []);
   let instruction = "";
-  if (hand.phase !== "over") {
+  if (playing) {
     if (myTurn) {
-      instruction = hand.phase === "upcard_offer" ? t("youUpcard") : hand.phase === "draw" ? t("youDraw") : t("youDiscard");
+      instruction = turnInstruction(legal);
     } else if (hand.phase === "upcard_offer") {
       instruction = t("upcardOffer", { name: nameOf(view, hand.turn) });
     } else {
@@ -84,8 +73,18 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
   }
   const notice = clockNotice(view, (seat) => nameOf(view, seat));
 
+  // Cards slide from where they were to where they are (motion.ts); a knock's pile pulses once.
+  const root = useRef<HTMLDivElement>(null);
+  const motion = useRef(new Motion());
+  const pulsed = useRef<number | undefined>(undefined);
+  useLayoutEffect(() => {
+    const knock = lastEvent?.type === "knocked" && lastEvent.seq !== pulsed.current;
+    if (knock) pulsed.current = lastEvent.seq;
+    motion.current.after(root.current, knock);
+  });
+
   return (
-    <div class={`game${myTurn ? " my-turn" : ""}`} data-version={view.version} data-phase={hand.phase}>
+    <div ref={root} class={`game${myTurn ? " my-turn" : ""}`} data-version={view.version} data-phase={hand.phase}>
       <Scoreboard view={view} game={game} bottom={bottom} />
       <SeatZone view={view} game={game} seat={top} />
       <div class="center">
@@ -94,7 +93,9 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
           <p class="last-event" aria-live="polite">
             {describe(view, lastEvent)}
           </p>
-          <p class="instruction">{instruction}</p>
+          <p class="instruction" role="status" data-instruction>
+            {instruction}
+          </p>
           {stockEnding && (
             <p class="warning" role="status">
               ⚠ {t("stockEnding", { n: deadAt })}
@@ -112,8 +113,12 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
             </button>
           )}
         </div>
+        <div class="table-notes">
+          <MoveLog view={view} log={live.log} handNumber={hand.number} />
+          <ScoreSheet view={view} game={game} order={[bottom, top]} />
+        </div>
       </div>
-      {legal && hand.phase !== "over" && (
+      {legal && playing && (
         <ActionBar legal={legal} actions={actions} selected={selected} move={move} />
       )}
       {you !== null && hand.yours ? (
@@ -124,6 +129,8 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
           onSelect={setSelected}
           onDiscard={discard}
           lastDrawn={lastDrawn(live.log, you, hand.phase)}
+          orderKey={`${view.table_id}:${view.match_number}:${hand.number}`}
+          tools={playing && <ResignHere view={view} live={live} />}
         />
       ) : (
         <SeatZone view={view} game={game} seat={bottom} />

@@ -12,7 +12,9 @@ import { DeckPicker, NameField } from "../start";
 import type { DeckDesign } from "../types";
 import { Game } from "./board";
 import { Chat } from "./chat";
+import { startGamepad } from "./gamepad";
 import { useKeys } from "./keys";
+import { useUnread } from "./unread";
 import { Menu } from "./menu";
 import { WaitingRoom } from "./waiting";
 
@@ -114,6 +116,8 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
     };
   }, [live]);
 
+  useEffect(() => startGamepad(), []);
+
   useKeys({
     p: () => setMenu((m) => !m),
     Escape: () => setMenu((m) => !m),
@@ -127,6 +131,7 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
     },
   });
 
+  const unread = useUnread(id, live.log, chatOpen);
   const view = live.view;
   if (live.error === "table_not_found") {
     return (
@@ -136,7 +141,7 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
     );
   }
   const deck = (view && view.you !== null && view.seats[view.you]?.deck_design) || deckPref();
-  const chatCount = live.log.filter((e) => e.type === "chat").length;
+  const chatCount = unread;
   return (
     <div class={`page table deck-${deck}`}>
       <header class="topbar">
@@ -157,7 +162,11 @@ function Table({ id, invite, switchLang }: { id: string; invite: string | null; 
           <>
             <button type="button" class="chat-toggle" aria-expanded={chatOpen} onClick={() => setChatOpen(!chatOpen)}>
               {t("chat")}
-              {chatCount > 0 && <span class="count">{chatCount}</span>}
+              {chatCount > 0 && (
+                <span class="count" aria-label={t("unread", { n: chatCount })}>
+                  {chatCount}
+                </span>
+              )}
             </button>
             <button type="button" class="menu-button" aria-haspopup="dialog" onClick={() => setMenu(true)}>
               ☰ {t("menu")}

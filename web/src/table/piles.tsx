@@ -1,4 +1,5 @@
-// The stock and the discard pile: each a button when the view lists drawing from it.
+// The stock and the discard pile: each a button when the view lists drawing from it; the whole
+// pile (every card discarded and still there is public) opens under it.
 import { CardBack, CardFace } from "../cards";
 import { cardName, t } from "../i18n";
 import type { HandView } from "../types";
@@ -44,7 +45,24 @@ export function Piles(props: {
           <span class="card empty" aria-label={t("discardEmpty")} role="img" />
         )}
         <span class="pile-count">{t("discardPile")}</span>
+        {hand.discard_pile.length > 1 && <WholePile cards={hand.discard_pile} />}
       </div>
     </>
+  );
+}
+
+/** Every card of the pile, the first discarded first and the top last: the view's own list. */
+function WholePile({ cards }: { cards: string[] }) {
+  return (
+    <details class="pile-all">
+      <summary>{t("discardAll", { n: cards.length })}</summary>
+      <div class="pile-all-cards" role="list" aria-label={t("discardAllTitle")}>
+        {cards.map((c) => (
+          <span role="listitem" key={c}>
+            <CardFace code={c} small />
+          </span>
+        ))}
+      </div>
+    </details>
   );
 }
