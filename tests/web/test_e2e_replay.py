@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from tests.api.helpers import Player, play_until, seated_table
 from tests.web.conftest import Contexts
+from tests.web.test_e2e_reach import violations
 
 
 def _finished_hand(url: str) -> tuple[str, list[Player], int]:
@@ -67,6 +68,7 @@ def test_the_replay_steps_through_every_move_with_lunas_review(contexts: Context
     expect(page.locator(".decision [data-luna], .replay-main .muted").first).to_be_visible()
     names = page.locator(".replay-seat h3 .name").all_text_contents()
     assert sorted(names) == sorted(p.name for p in players)
+    assert violations(page) == []
 
 
 def test_the_result_board_opens_the_review_and_the_phone_fits_it(contexts: Contexts) -> None:
@@ -88,3 +90,4 @@ def test_the_profile_draws_the_players_figures(contexts: Contexts) -> None:
     expect(page.locator(".profile-main h1")).to_contain_text(players[0].name)
     expect(page.locator(".bar-row[data-group]")).to_have_count(8)
     expect(page.locator(".profile-main")).to_contain_text("No rated match yet.")
+    assert violations(page) == []
