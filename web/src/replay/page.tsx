@@ -3,10 +3,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../api";
 import { CardFace, CardGroup } from "../cards";
-import { t } from "../i18n";
+import { t, type Key } from "../i18n";
 import { navigate } from "../router";
 import { nameOf } from "../table/names";
-import type { Decision, HandOut, ReplayStep, TableOut } from "../types";
+import type { Decision, HandOut, HandResult, ReplayStep, TableOut } from "../types";
 import { markText, optionText, sameMove, stepText } from "./moves";
 import { SeatSummaries, useReview } from "./summary";
 import "./replay.css";
@@ -54,6 +54,19 @@ function SeatHand({ name, shown, dealer }: { name: string; shown: Shown; dealer:
         {shown.loose.length > 0 && <CardGroup cards={shown.loose} />}
       </div>
     </div>
+  );
+}
+
+/** The hand's settlement, at its last move. */
+function Settled({ result, names }: { result: HandResult; names: string[] }) {
+  const s = result.settlement;
+  return (
+    <p class="replay-result" data-outcome={result.outcome}>
+      <b>{t(`outcome_${result.outcome}` as Key)}</b>
+      {result.winner !== null && ` — ${t("scoresPoints", { name: names[result.winner], n: result.points })}`}
+      {s && result.knocker !== null &&
+        ` · ${t("deadwood")}: ${names[result.knocker]} ${s.knocker_deadwood}, ${names[1 - result.knocker]} ${s.defender_deadwood}`}
+    </p>
   );
 }
 
@@ -169,6 +182,7 @@ export function ReplayPage(props: { id: string; match: number; hand: number; swi
               <p class="replay-now" aria-live="polite">
                 {step ? `${t("replayAt", { i: at, n: last })}: ${stepText(step, names[step.seat], pileAt(out, steps, at - 1))}` : t("replayDeal")}
               </p>
+              {at === last && out.result && <Settled result={out.result as unknown as HandResult} names={names} />}
               {step && <DecisionPanel decision={decisions[at - 1]} name={names[step.seat]} />}
               <div class="replay-controls" role="toolbar" aria-label={t("replayMoves")}>
                 <button type="button" data-step="first" onClick={() => go(0)} disabled={at === 0} aria-label={t("replayFirst")}>
