@@ -265,6 +265,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await ticket_store.close()
             await rate_limits.close()
             await asyncio.to_thread(bot_pool.close)
+            await app.state.reviews.close()
             await asyncio.to_thread(review_pool.close)
             await db.close()
 

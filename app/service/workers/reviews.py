@@ -184,8 +184,20 @@ class Reviews:
             )
         job = asyncio.create_task(self._compute(done), name=f"review {key}")
         self._jobs[key] = job
-        job.add_done_callback(lambda _: self._jobs.pop(key, None))
+        job.add_done_callback(lambda ended: self._ended(key, ended))
         return job
+
+    def _ended(self, key: Key, job: asyncio.Task[dict[str, Any]]) -> None:
+        self._jobs.pop(key, None)
+        if not job.cancelled() and job.exception() is not None:
+            log.error("the review of %s failed: %r", key, job.exception())
+
+    async def close(self) -> None:
+        """Abandon the reviews under way (their results are not kept)."""
+        jobs = list(self._jobs.values())
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
 
     async def _compute(self, done: FinishedHand) -> dict[str, Any]:
         events = [e.to_dict() for _, e in done.events]
