@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from app.bots import get_bot
 from app.bots.review import MARKS, ReviewBudget, mark_of, review_hand, summary
 from app.engine import Action, Event, MatchState, apply, make_ruleset, new_match
@@ -91,8 +93,9 @@ def _values(review: dict[str, Any], seat: int) -> list[Any]:
     ]
 
 
-def test_the_opponents_hidden_cards_never_change_a_seats_review() -> None:
-    start, log = _played("twins")
+@pytest.mark.parametrize("seed", ["twins", "second pair", "third pair"])
+def test_the_opponents_hidden_cards_never_change_a_seats_review(seed: str) -> None:
+    start, log = _played(seed)
     log = _replayed(start, [(s.seat, s.action) for s in replay(start, log)])
     twin_start, twin_log = _twin(start, log, seat=0)
     assert twin_start.hand.hands[1] != start.hand.hands[1]
