@@ -1,6 +1,6 @@
 // Each seat's review summary (accuracy, points lost, marks), and the result board's way in.
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api";
+import { api, ApiError } from "../api";
 import { t } from "../i18n";
 import { navigate } from "../router";
 import type { HandReview, SeatSummary } from "../types";
@@ -23,7 +23,10 @@ export function useReview(tableId: string, match: number, hand: number): HandRev
           setReview(r);
           if (r.status === "pending") timer = window.setTimeout(ask, 2000);
         },
-        () => undefined,
+        (e: unknown) => {
+          // A full queue (429) is asked again later; anything else ends the asking.
+          if (live && e instanceof ApiError && e.status === 429) timer = window.setTimeout(ask, 5000);
+        },
       );
     void ask();
     return () => {
