@@ -28,7 +28,7 @@ export function RatingLine({ points, label }: { points: Point[]; label: string }
         ))}
       </svg>
       <figcaption>
-        {label}: <b data-rating>{Math.round(last.rating)}</b> ({Math.round(Math.min(...values))}–{Math.round(Math.max(...values))})
+        {t("ratingNow")}: <b data-rating>{Math.round(last.rating)}</b> ({Math.round(Math.min(...values))}–{Math.round(Math.max(...values))})
       </figcaption>
     </figure>
   );
