@@ -253,5 +253,6 @@ class TableQueries:
             },
             "events": [{"seq": r.seq, **e.to_dict()} for r, e in events],
             "result": result,
+            "dealt": [arranged_hand(m) for m in done.start.hand.hands],
             "steps": replay_steps(done),
         }

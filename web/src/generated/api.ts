@@ -1278,6 +1278,11 @@ export interface components {
             /** Dealer */
             dealer: number;
             /**
+             * Dealt
+             * @description both hands as dealt, arranged
+             */
+            dealt: components["schemas"]["ArrangedHandOut"][];
+            /**
              * Ended By
              * @enum {string}
              */

@@ -18,7 +18,10 @@ interface Shown {
 }
 
 function handAt(out: HandOut, steps: ReplayStep[], at: number, seat: number): Shown {
-  if (at === 0) return { melds: [], loose: (out.deal.hands as string[][])[seat] ?? [], deadwood: null };
+  if (at === 0) {
+    const h = out.dealt[seat];
+    return { melds: h.melds, loose: h.deadwood_cards, deadwood: h.deadwood };
+  }
   const h = steps[at - 1].hands[seat];
   return { melds: h.melds, loose: h.deadwood_cards, deadwood: h.deadwood };
 }

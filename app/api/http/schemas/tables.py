@@ -19,7 +19,7 @@ from app.api.http.schemas.common import (
     _printable,
 )
 from app.api.http.schemas.players import PlayerOut
-from app.api.http.schemas.reviews import ReplayStepOut
+from app.api.http.schemas.reviews import ArrangedHandOut, ReplayStepOut
 from app.engine import PRESETS, parse_card
 from app.engine.rules import BOOLS, CHOICES, RANGES
 from app.settings import Settings
@@ -482,4 +482,5 @@ class HandOut(BaseModel):
     deal: dict[str, Any] = Field(description="hands per seat, upcard, stock in drawing order")
     events: list[dict[str, Any]]
     result: dict[str, Any] | None
+    dealt: list[ArrangedHandOut] = Field(description="both hands as dealt, arranged")
     steps: list[ReplayStepOut] = Field(description="each move and the table after it")
