@@ -18,6 +18,7 @@ from tests.api.helpers import (
     seated_table,
     step,
 )
+from tests.api.test_observability import samples, value
 from tests.waiting import until
 
 
@@ -50,8 +51,15 @@ async def test_a_hand_is_reviewed_only_once_it_is_over(client: httpx.AsyncClient
              "drew_discard", "upcard_taken", "discarded", "knocked", "big_gin")]  # fmt: skip
     assert [s["seq"] for s in steps] == [e["seq"] for e in moves]
 
+    before = await samples(client)
     review = await _review(client, table_id)
     assert review["status"] == "done" and review["hand_number"] == 1
+    after = await samples(client)
+    # Counted with what it cost (the session's server is shared: at least this one).
+    assert value(after, "ginrummy_reviews_total") - value(before, "ginrummy_reviews_total") >= 1
+    assert value(after, "ginrummy_review_cpu_seconds_total") > value(
+        before, "ginrummy_review_cpu_seconds_total"
+    )
     decisions = review["decisions"]
     assert [d["index"] for d in decisions] == [s["index"] for s in steps]
     assert {d["seat"] for d in decisions} == {0, 1}

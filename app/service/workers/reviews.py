@@ -26,6 +26,7 @@ from app.engine import view as engine_view
 from app.engine.replay import replay
 from app.engine.state import Event, MatchState
 from app.errors import ConflictError, ForbiddenError, RateLimitedError
+from app.metrics import REVIEW_CPU, REVIEWS
 from app.service.queries import FinishedHand, TableQueries
 from app.service.workers.bot_pool import BotPool
 from app.store import reviews
@@ -79,9 +80,6 @@ class Reviews:
         self._jobs: dict[Key, asyncio.Task[dict[str, Any]]] = {}
         # The latest hints given, by (table, version, seat): asked again, the same answer free.
         self._hints: OrderedDict[Key, dict[str, Any]] = OrderedDict()
-        # Reviews computed here, and their CPU seconds in all.
-        self.computed = 0
-        self.cpu_seconds = 0.0
 
     @property
     def queued(self) -> int:
@@ -204,8 +202,8 @@ class Reviews:
         data, cpu = await self.pool.run(
             review_job, done.start.to_dict(), events, self.budget.samples, self.budget.seed
         )
-        self.computed += 1
-        self.cpu_seconds += cpu
+        REVIEWS.inc()
+        REVIEW_CPU.inc(cpu)
         await reviews.keep(
             self.queries.db,
             done.table_id,
