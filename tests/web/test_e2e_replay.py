@@ -91,3 +91,23 @@ def test_the_profile_draws_the_players_figures(contexts: Contexts) -> None:
     expect(page.locator(".bar-row[data-group]")).to_have_count(8)
     expect(page.locator(".profile-main")).to_contain_text("No rated match yet.")
     assert violations(page) == []
+
+
+def test_the_match_over_board_sums_the_reviews_of_its_hands(contexts: Contexts) -> None:
+    async def play() -> tuple[str, Player, int]:
+        async with httpx.AsyncClient(base_url=contexts.base_url, timeout=30) as client:
+            while True:
+                table_id, players = await seated_table(client, rules={"target": 40})
+                end = await play_until(client, table_id, players)
+                hands = len(end["game"]["match"]["history"])
+                if hands > 1:
+                    return table_id, players[0], hands
+
+    with ThreadPoolExecutor(1) as pool:
+        table_id, ada, hands = pool.submit(asyncio.run, play()).result()
+    page = contexts.new().new_page()
+    _as(page, ada)
+    page.goto(f"/t/{table_id}")
+    summary = page.locator(f".result-board .match-review[data-hands='{hands}']")
+    expect(summary).to_be_visible(timeout=90_000)
+    expect(summary.locator(".review-summary tbody tr")).to_have_count(2)

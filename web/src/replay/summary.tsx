@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api";
 import { t } from "../i18n";
 import { navigate } from "../router";
-import type { HandReview, SeatSummary } from "../types";
+import type { HandReview, MatchReview, SeatSummary } from "../types";
 import "./replay.css";
 
 export function replayPath(tableId: string, match: number, hand: number): string {
@@ -68,16 +68,50 @@ export function SeatSummaries({ seats, names }: { seats: SeatSummary[]; names: s
   );
 }
 
-/** On the result board: the seats' summary once reviewed, and "Rever a mão". */
-export function ReviewPanel(props: { tableId: string; match: number; hand: number; names: string[] }) {
-  const { tableId, match, hand, names } = props;
+/** A match's review, asked again while some of its hands are being reviewed. */
+function useMatchReview(tableId: string, match: number, on: boolean): MatchReview | null {
+  const [review, setReview] = useState<MatchReview | null>(null);
+  useEffect(() => {
+    if (!on) return;
+    let live = true;
+    let timer = 0;
+    const ask = () =>
+      api.matchReview(tableId, match).then(
+        (r) => {
+          if (!live) return;
+          setReview(r);
+          if (r.status === "pending") timer = window.setTimeout(ask, 3000);
+        },
+        () => undefined,
+      );
+    void ask();
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+    };
+  }, [tableId, match, on]);
+  return review;
+}
+
+/** On the result board: the seats' summary once reviewed, and "Rever a mão"; once the match
+ * is over, the seats' summary over its hands too. */
+export function ReviewPanel(props: { tableId: string; match: number; hand: number; names: string[]; finished?: boolean }) {
+  const { tableId, match, hand, names, finished = false } = props;
   const review = useReview(tableId, match, hand);
+  const whole = useMatchReview(tableId, match, finished);
+  const hands = whole?.hands.filter((h) => h.status === "done").length ?? 0;
   return (
     <section class="review-panel" aria-label={t("reviewBy")}>
       {review?.status === "done" ? (
         <SeatSummaries seats={review.seats} names={names} />
       ) : (
         <p class="muted">{t("reviewPending")}</p>
+      )}
+      {whole && hands > 1 && (
+        <div class="match-review" data-hands={hands}>
+          <p class="caption">{t("matchReview", { n: hands, of: whole.hands.length })}</p>
+          <SeatSummaries seats={whole.seats} names={names} />
+        </div>
       )}
       <a
         class="button-link review-open"

@@ -154,7 +154,7 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
             {result.outcome === "dead_hand" && <p>{t("deadHandText")}</p>}
             {hand.multiplier > 1 && <p>×{hand.multiplier}</p>}
             <HandBoard view={view} result={result} />
-            <ReviewPanel tableId={view.table_id} match={view.match_number} hand={result.hand_number} names={[0, 1].map((s) => nameOf(view, s))} />
+            <ReviewPanel tableId={view.table_id} match={view.match_number} hand={result.hand_number} names={[0, 1].map((s) => nameOf(view, s))} finished={finished} />
           </>
         )}
         <table class="totals">
