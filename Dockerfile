@@ -5,11 +5,16 @@
 # docs/operations.md has every setting, and how to build with podman (`--format docker`, or the
 # HEALTHCHECK is dropped) and where no registry is reachable (scripts/container_images.py).
 
-# The web client is built in a stage of its own; only its web/dist reaches the image.
+# The web client is built in a stage of its own; only its web/dist reaches the image. It takes
+# the TypeScript SDK from its sources (web/tsconfig.json), with the SDK's runtime dependencies.
 FROM node:20-slim AS web
-WORKDIR /web
+WORKDIR /src/clients/typescript
+COPY clients/typescript/package.json clients/typescript/package-lock.json ./
+RUN npm ci --no-audit --no-fund --omit=dev
+WORKDIR /src/web
 COPY web/package.json web/package-lock.json ./
 RUN npm ci --no-audit --no-fund
+COPY clients/typescript/src /src/clients/typescript/src
 COPY web/ ./
 RUN npx vite build
 
@@ -37,7 +42,7 @@ COPY app ./app
 COPY alembic.ini ./
 COPY alembic ./alembic
 # Served at / (app/api/routes/web.py finds it beside the app package).
-COPY --from=web /web/dist ./web/dist
+COPY --from=web /src/web/dist ./web/dist
 
 USER 10001
 

@@ -4,7 +4,10 @@
 
 ``openapi.json`` is the server's OpenAPI document and ``ws.json`` the WebSocket messages (one
 ``$defs`` with ``ServerMessage`` and ``ClientMessage``), both without their examples, which
-shape no type. ``tests/web/test_types.py`` fails when either, or the TypeScript generated from
+shape no type. The sockets' AsyncAPI document, as ``/asyncapi.json`` serves it, is written to
+``docs/schemas/asyncapi.json``, and rendered as ``docs/sockets.md`` (``tests/api/test_asyncapi.py``
+checks both).
+``tests/web/test_types.py`` fails when either of the first two, or the TypeScript generated from
 them (``web/src/generated/``), no longer matches the server.
 """
 
@@ -16,10 +19,15 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
+from app.api.live.asyncapi import asyncapi
 from app.api.live.messages import MESSAGE_MODELS, MoveMessage, PingMessage
 from app.main import create_app
+from scripts.asyncapi_docs import render
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "web" / "schema"
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_DIR = ROOT / "web" / "schema"
+ASYNCAPI_FILE = ROOT / "docs" / "schemas" / "asyncapi.json"
+SOCKETS_DOC = ROOT / "docs" / "sockets.md"
 
 
 def _without_examples(value: Any) -> Any:
@@ -68,6 +76,8 @@ def main() -> None:
     SCHEMA_DIR.mkdir(parents=True, exist_ok=True)
     (SCHEMA_DIR / "openapi.json").write_text(dumps(openapi_schema()))
     (SCHEMA_DIR / "ws.json").write_text(dumps(ws_messages_schema()))
+    ASYNCAPI_FILE.write_text(dumps(asyncapi()))
+    SOCKETS_DOC.write_text(render(asyncapi()))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,12 @@
 import { defineConfig } from "vite";
 
+// The SDK (clients/typescript) from its sources, as tsconfig.json's `paths` says.
+const SDK = decodeURIComponent(new URL("../clients/typescript/src/index.ts", import.meta.url).pathname);
+
 // `npm run build` writes dist/, which the server serves at `/` (app/api/routes/web.py).
 // `npx vite` serves the sources with the API proxied to `make run`'s server.
 export default defineConfig({
+  resolve: { alias: { "@ginrummy/client": SDK } },
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   build: {
     outDir: "dist",
@@ -19,5 +23,6 @@ export default defineConfig({
   },
   server: {
     proxy: { "/v1": { target: "http://127.0.0.1:8000", ws: true } },
+    fs: { allow: [".", "../clients/typescript"] },
   },
 });

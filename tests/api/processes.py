@@ -31,8 +31,9 @@ class Process:
 
 
 def start_process(log: Path, **env: str) -> Process:
-    """Start ``python -m app`` with ``env`` over the test's environment; wait for ``/livez``."""
-    port = _free_port()
+    """Start ``python -m app`` with ``env`` over the test's environment (on ``env["PORT"]``,
+    else a free port); wait for ``/livez``."""
+    port = int(env.pop("PORT", "0")) or _free_port()
     environment = {
         **os.environ,
         "PORT": str(port),

@@ -1,11 +1,9 @@
-"""Bot seats on a real server: a person against a bot, level changes, restart, two processes,
-and a remote bot (``app.bots.remote``) against a server bot. Bots move without pauses here."""
+"""Bot seats on a real server: a person against a bot, level changes, restart, two processes.
+Bots move without pauses here."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -273,26 +271,3 @@ async def test_two_servers_apply_each_bot_move_once(fresh_url: str) -> None:
     finally:
         for server in servers:
             server.stop()
-
-
-async def test_a_remote_bot_plays_matches_against_a_server_bot(server: Server) -> None:
-    """``python -m app.bots.remote`` creates the table, seats a server bot, plays, rematches."""
-    args = ["--server", server.url, "--level", "hard", "--name", "Rob", "--create"]
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "app.bots.remote",
-        *args,
-        *("--vs", "easy", "--rule", "target=30", "--matches", "2"),
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode == 0
-    summary = json.loads(out.decode().splitlines()[-1])
-    assert [m["match_number"] for m in summary["matches"]] == [1, 2]
-    assert all(m["winner"] in (0, 1) and m["seat"] == 0 for m in summary["matches"])
-    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-        view = await get_table(client, summary["table_id"], None)
-        assert view["game"]["match"]["status"] == "finished"
-        assert view["seats"][1]["bot_level"] == "easy"
-        assert bot_moves(await log(client, summary["table_id"]))

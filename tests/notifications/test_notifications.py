@@ -7,10 +7,8 @@ Each test registers webhooks for fresh players at paths of their own on one rece
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import socket
-import sys
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -376,31 +374,6 @@ async def test_players_without_a_channel_get_no_rows(http: httpx.AsyncClient) ->
     await step(http, table_id, players)
     for p in players:
         assert await deliveries(http, p) == []
-
-
-async def test_remote_bot_plays_from_webhooks(notify_server: Server) -> None:
-    """``python -m app.bots.remote --webhook``: no socket; it wakes on the signed your_turn."""
-    port = _free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "app.bots.remote",
-        *("--server", notify_server.url, "--level", "easy", "--create", "--vs", "easy"),
-        *("--rule", "target=30", "--webhook", f"127.0.0.1:{port}", "--poll", "1"),
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 120)
-    assert process.returncode == 0
-    summary = json.loads(out.decode().splitlines()[-1])
-    assert [m["match_number"] for m in summary["matches"]] == [1]
-    async with httpx.AsyncClient(base_url=notify_server.url, timeout=30) as client:
-        view = await get_table(client, summary["table_id"], None)
-        assert view["game"]["match"]["status"] == "finished"
-        assert view["seats"][0]["player"] is not None
-    # Its turns came by webhook, each verified by the bot (none refused). How many: a match to
-    # 30 can end in one hand, after a single turn of the bot's (seen: 0 to 56 with one).
-    assert summary["webhooks"]["your_turn"] >= 1
-    assert summary["webhooks"]["refused"] == 0
 
 
 async def test_two_processes_deliver_each_once_in_order(

@@ -1,4 +1,6 @@
-// The public HTTP API, with the player's token kept in localStorage.
+// The public HTTP API, with the player's token kept in localStorage. The sockets' ticket and the
+// table's view go through the SDK's typed client (clients/typescript), as the sockets do.
+import { ApiError as SdkError, createRest, ok } from "@ginrummy/client";
 import type {
   BotLevel,
   CommandOut,
@@ -18,7 +20,6 @@ import type {
   PushSubscriptionOut,
   TableCreate,
   TableOut,
-  TicketOut,
 } from "./types";
 
 const KEY = "ginrummy.player";
@@ -72,11 +73,23 @@ async function call<T>(method: string, path: string, body?: unknown, auth = true
   return data as T;
 }
 
+/** The SDK's typed REST client, as the stored player (a 429 or 503 retried after Retry-After). */
+export const sdkRest = createRest({ baseUrl: "", token: () => me()?.token ?? null, retries: 2 });
+
+/** An SDK call's data; its refusal as this module's ApiError (the server's message). */
+async function typed<T>(result: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  try {
+    return ok(await result);
+  } catch (e) {
+    throw e instanceof SdkError ? new ApiError(e.status, e.code, e.reason) : e;
+  }
+}
+
 /** A single-use ticket that opens one socket as the stored player (null without one): the
  * socket's URL then carries no long-lived secret. */
 export async function socketTicket(): Promise<string | null> {
   if (!me()) return null;
-  const created = await call<TicketOut>("POST", "/v1/ws-tickets");
+  const created = await typed(sdkRest.POST("/v1/ws-tickets"));
   return created.ticket;
 }
 
@@ -102,7 +115,8 @@ export async function adoptToken(token: string): Promise<Me | null> {
 
 export const api = {
   createTable: (body: TableCreate) => call<TableOut>("POST", "/v1/tables", body),
-  table: (id: string) => call<TableOut>("GET", `/v1/tables/${id}`),
+  table: (id: string): Promise<TableOut> =>
+    typed(sdkRest.GET("/v1/tables/{table_id}", { params: { path: { table_id: id } } })) as Promise<TableOut>,
   /** What an invite offers (whose table, its rules and clock), before accepting it. */
   invite: (code: string) => call<InviteOut>("GET", `/v1/invites/${encodeURIComponent(code)}`),
   /** Take seat 1, only at `tableId` (the table the link named: 409 invite_mismatch otherwise). */

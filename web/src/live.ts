@@ -1,6 +1,8 @@
 // A table's live state: the view (server-sent, never computed here), the log it has seen, and
-// its WebSocket, which resumes with `since` after a drop so no event is missed.
-import { api, ApiError, socketTicket, wsUrl } from "./api";
+// its WebSocket: the SDK's TableSocket (clients/typescript), which opens with a ticket, resumes
+// with `since` after a drop so no event is missed or repeated, and backs off between tries.
+import { SocketRefused, TableSocket } from "@ginrummy/client";
+import { api, ApiError, me, sdkRest } from "./api";
 import type { EventMessage, ViewMessage } from "./generated/ws";
 import type { CommandOut, GameEvent, ServerMessage, TableOut } from "./types";
 
@@ -13,11 +15,7 @@ export class TableLive {
   connection: Connection = "connecting";
   error: string | null = null;
   busy = false;
-  /** The last seq received on the socket (view, event or skip): what `since` resumes from. */
-  private wsSeq: number | null = null;
-  private socket: WebSocket | null = null;
-  private retry = 0;
-  private timer: number | undefined;
+  private socket: TableSocket | null = null;
   private closed = false;
   private refreshing = false;
   private refreshAgain = false;
@@ -37,67 +35,47 @@ export class TableLive {
   }
 
   start(): void {
-    void this.connect();
+    this.connect();
     // The view over HTTP at the same time: whichever answers first is drawn first.
     void this.refresh();
   }
 
   stop(): void {
     this.closed = true;
-    window.clearTimeout(this.timer);
     this.socket?.close();
   }
 
-  private async connect(): Promise<void> {
-    const query = new URLSearchParams();
-    try {
-      const ticket = await socketTicket();
-      if (ticket) query.set("ticket", ticket);
-    } catch {
-      this.reconnectLater();
-      return;
-    }
-    if (this.closed) return;
-    if (this.wsSeq !== null) query.set("since", String(this.wsSeq));
-    const socket = new WebSocket(wsUrl(`/v1/tables/${this.tableId}/ws?${query}`));
+  private connect(): void {
+    if (this.closed || this.socket) return;
+    // A seat's socket (by ticket) once this browser has a player; a spectator's before.
+    const socket = new TableSocket({ baseUrl: "", rest: sdkRest, authenticate: () => me() !== null }, this.tableId);
     this.socket = socket;
-    socket.onopen = () => {
-      this.retry = 0;
-      this.connection = "online";
+    socket.onState((state) => {
+      const connection: Connection = state === "open" ? "online" : state === "connecting" ? this.connection : "offline";
+      if (connection === this.connection) return;
+      this.connection = connection;
       this.emit();
-    };
-    socket.onmessage = (message) => this.receive(JSON.parse(String(message.data)) as ServerMessage);
-    socket.onclose = (close) => {
-      if (this.socket !== socket || this.closed) return;
-      this.socket = null;
-      if (close.code === 4404) {
+    });
+    socket.onMessage((message) => this.receive(message as ServerMessage));
+    socket.onEnd((error) => {
+      if (error instanceof SocketRefused && error.closeCode === 4404) {
         this.error = "table_not_found";
         this.emit();
-        return;
       }
-      this.reconnectLater();
-    };
-  }
-
-  private reconnectLater(): void {
-    this.connection = "offline";
-    this.emit();
-    const delay = Math.min(5000, 300 * 2 ** this.retry++);
-    this.timer = window.setTimeout(() => void this.connect(), delay);
+    });
+    socket.start();
   }
 
   private receive(message: ServerMessage): void {
     switch (message.type) {
       case "view": {
         const m = message as ViewMessage;
-        this.wsSeq = m.seq;
         this.accept(m.table as TableOut, true);
         if (this.log.length === 0) void this.loadHistory(m.seq);
         break;
       }
       case "event": {
         const m = message as EventMessage;
-        this.wsSeq = m.seq;
         const event = { ...(m.event as GameEvent), seq: m.seq };
         this.record([event]);
         this.onEvent?.(event);
@@ -105,7 +83,6 @@ export class TableLive {
         break;
       }
       case "skip":
-        this.wsSeq = message.seq ?? this.wsSeq;
         if (this.view && (message.seq ?? 0) > this.view.seq) void this.refresh();
         break;
       case "your_turn":

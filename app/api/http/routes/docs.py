@@ -1,4 +1,5 @@
-"""The API's documentation pages, ``/docs`` (Swagger UI) and ``/redoc``, under a strict CSP.
+"""The API's documentation: ``/docs`` (Swagger UI) and ``/redoc`` under a strict CSP, and the
+sockets' AsyncAPI document, ``/asyncapi.json``.
 
 Their scripts and styles are fastapi-offline's copies, served from ``STATIC`` here, so the pages
 need no other host. Each page gets the headers of the server's pages (``web.page_headers``):
@@ -13,9 +14,10 @@ import re
 
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from app.api.http.routes.web import page_headers
+from app.api.live.asyncapi import asyncapi
 
 # Where the app mounts fastapi-offline's assets (``FastAPIOffline(static_url=STATIC)``).
 STATIC = "/static-offline-docs"
@@ -64,3 +66,9 @@ async def redoc(request: Request) -> HTMLResponse:
         ),
         blob_workers=True,  # its search index is built in a worker it makes from a blob
     )
+
+
+@router.get("/asyncapi.json")
+async def asyncapi_document() -> JSONResponse:
+    """The AsyncAPI 3 document of both sockets (``app.api.live.asyncapi``)."""
+    return JSONResponse(asyncapi())

@@ -1,0 +1,92 @@
+"""``ginrummy-bot``: the bot kit on the command line (docs/sdk.md).
+
+    ginrummy-bot --config bot.toml
+    ginrummy-bot --server http://127.0.0.1:8000 --name Rob \\
+        --engine "python -m app.bots.engine --level hard" --create --vs easy --rule target=30
+
+Command-line options override the config file's keys. At the end it prints a JSON summary (each
+table and its matches' results) as its last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import shlex
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ginrummy_client.bot.config import Config, CreateSpec, WebhookSpec
+from ginrummy_client.bot.kit import BotKit
+
+
+def _rules(pairs: Sequence[str]) -> dict[str, Any]:
+    """``--rule key=value`` overrides, each value read as JSON when it parses (numbers, bools)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ginrummy-bot", description="Play Gin Rummy tables as a bot.")
+    p.add_argument("--config", help="a TOML file of settings")
+    p.add_argument("--server")
+    p.add_argument("--name")
+    p.add_argument("--token")
+    p.add_argument("--token-file")
+    p.add_argument("--engine", help="the engine's command line (the line protocol)")
+    p.add_argument("--choose", help="a Python engine: module:function")
+    p.add_argument("--matches", type=int)
+    p.add_argument("--concurrency", type=int)
+    p.add_argument("--delay", type=float, help="seconds to wait before each move")
+    p.add_argument("--follow", action="store_true", help="play every table the player is told of")
+    p.add_argument("--invite", action="append", default=[], help="accept this invite code")
+    p.add_argument("--create", action="store_true", help="create a table")
+    p.add_argument("--preset", default="standard")
+    p.add_argument("--rule", action="append", default=[], help="a rule override, key=value")
+    p.add_argument("--vs", choices=("easy", "medium", "hard"), help="seat a server bot to play")
+    p.add_argument("--webhook", metavar="HOST:PORT", help="play from webhooks, listening here")
+    p.add_argument("--webhook-url", help="the URL the server POSTs to (default from --webhook)")
+    p.add_argument("--poll", type=float, default=10.0, help="webhook mode: look this often too")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return p
+
+
+def config_of(argv: Sequence[str]) -> Config:
+    args = parser().parse_args(argv)
+    config = Config.load(args.config) if args.config else Config()
+    for key in ("server", "name", "token", "token_file", "choose", "matches", "concurrency"):
+        value = getattr(args, key)
+        if value is not None:
+            setattr(config, key, value)
+    if args.delay is not None:
+        config.delay = args.delay
+    if args.engine:
+        config.engine = shlex.split(args.engine)
+    config.follow = config.follow or args.follow
+    config.invites = [*config.invites, *args.invite]
+    if args.create:
+        config.create.append(CreateSpec(args.preset, _rules(args.rule), args.vs))
+    if args.webhook:
+        config.webhook = WebhookSpec(args.webhook, args.webhook_url, args.poll)
+    return config
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if "-v" in args or "--verbose" in args:
+        logging.basicConfig(level=logging.INFO)
+    summary = asyncio.run(BotKit(config_of(args)).run())
+    print(json.dumps(summary), flush=True)
+
+
+if __name__ == "__main__":
+    main()
