@@ -1975,10 +1975,9 @@ export interface components {
             deck_design: "classic" | "royal" | "neon" | "forest";
             /**
              * Hints
-             * @description Casual only: the seat to move may ask LUNA for a hint (422 hints_on_rated on a rated table); the table's view says so to both players.
-             * @default false
+             * @description Casual only: the seat to move may ask LUNA for a hint (422 hints_on_rated on a rated table); the table's view says so to both players. Default: off.
              */
-            hints: boolean;
+            hints?: boolean | null;
             /**
              * Preset
              * @description standard, cardems, reino, classic, oklahoma

@@ -158,7 +158,9 @@ class TableCreate(Body):
             ],
             # A rated table plays its preset unchanged (its category is the preset).
             "if": {"properties": {"rated": {"const": True}}, "required": ["rated"]},
-            "then": {"properties": {"rules": {"maxProperties": 0}, "hints": {"const": False}}},
+            "then": {
+                "properties": {"rules": {"maxProperties": 0}, "hints": {"enum": [False, None]}}
+            },
         },
     )
 
@@ -179,11 +181,12 @@ class TableCreate(Body):
         description="Rated: its finished matches move ratings (preset unchanged only).",
     )
     clock: TimeControlIn | None = Field(None, description="the time control; default none")
-    hints: bool = Field(
-        False,
+    hints: bool | None = Field(
+        None,
         strict=True,
         description="Casual only: the seat to move may ask LUNA for a hint (422 "
-        "hints_on_rated on a rated table); the table's view says so to both players.",
+        "hints_on_rated on a rated table); the table's view says so to both players. "
+        "Default: off.",
     )
 
 
