@@ -37,6 +37,7 @@ from app.api.http.routes import (
     players,
     push,
     ratings,
+    reviews,
     tables,
     tickets,
     web,
@@ -44,6 +45,7 @@ from app.api.http.routes import (
 from app.api.http.schemas.common import RATE_LIMITED
 from app.api.live import routes as live
 from app.api.live.frames import Frames
+from app.bots.review import ReviewBudget
 from app.bots.search import Budget
 from app.bus.hub import Hub
 from app.bus.redis import RedisBus
@@ -59,6 +61,7 @@ from app.service.workers.bot_pool import BotPool
 from app.service.workers.bots import BotRunner
 from app.service.workers.deadlines import DeadlineRunner
 from app.service.workers.dispatcher import Dispatcher
+from app.service.workers.reviews import Reviews
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
 from app.table.clock import Minimums
@@ -181,6 +184,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.service = service
         app.state.bots = bots
+        review_pool = BotPool(
+            settings.review_workers,
+            Budget(settings.hint_playouts, settings.bot_search_cap_ms),
+            settings.review_nice,
+            idle=settings.review_idle,
+        )
+        app.state.reviews = Reviews(
+            service,
+            review_pool,
+            budget=ReviewBudget(settings.review_samples),
+            queue_max=settings.review_queue_max,
+            wait_seconds=settings.review_wait_seconds,
+        )
         # Web Push: a subscription sets the player's push flag in the outbox's settings, so their
         # notifications are written for it (``outbox.set_push_channel``).
         webpush = app.state.webpush = WebPushChannel(
@@ -249,6 +265,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await ticket_store.close()
             await rate_limits.close()
             await asyncio.to_thread(bot_pool.close)
+            await app.state.reviews.close()
+            await asyncio.to_thread(review_pool.close)
             await db.close()
 
     # fastapi-offline's copies of the docs pages' scripts, served from here rather than from a
@@ -286,7 +304,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Moves first: routes are matched in order, and moves are most of the traffic.
     # Every operation but the health routes' answers 429 past a rate limit
     # (app/api/edge/ratelimit.py).
-    for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
+    for module in (
+        moves,
+        players,
+        notifications,
+        tables,
+        reviews,
+        live,
+        tickets,
+        health,
+        ratings,
+        push,
+    ):
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has

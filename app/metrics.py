@@ -92,3 +92,11 @@ TOKEN_LOOKUPS = Counter(
     "resolved and refused tokens; database: one statement).",
     ["source"],
 )
+REVIEWS = Counter(
+    "ginrummy_reviews_total",
+    "Hand reviews computed by LUNA in this process's review workers.",
+)
+REVIEW_CPU = Counter(
+    "ginrummy_review_cpu_seconds_total",
+    "CPU seconds the review workers spent on those reviews.",
+)

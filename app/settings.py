@@ -67,6 +67,24 @@ class Settings(BaseSettings):
     bot_search_nice: int = 5
     bot_search_playouts: int = 400
     bot_search_cap_ms: float = 150.0
+    # Hand reviews and hints by LUNA (app.service.workers.reviews, docs/review.md): their own
+    # worker processes at a lower priority than the bots' (and in Linux's idle scheduling
+    # class with ``review_idle``: CPU only when nothing else wants it); a review's budget in
+    # samples of the hidden cards per decision (about a CPU second per hand); at most
+    # ``review_queue_max`` hands queued or reviewed at once per process (429
+    # ``review_queue_full`` beyond); a request waits ``review_wait_seconds`` for its review
+    # before answering 202 pending. A hint searches ``hint_playouts`` playouts (hard plays
+    # with ``bot_search_playouts``).
+    review_workers: int = 1
+    review_nice: int = 10
+    review_idle: bool = False
+    review_samples: int = 64
+    review_queue_max: int = 32
+    review_wait_seconds: float = 5.0
+    hint_playouts: int = 200
+    # A player's statistics (``GET /v1/players/{id}/stats``) count their newest this many
+    # finished matches.
+    stats_max_matches: int = 500
     # Once started, take what exists out of garbage collection and make full collections rare
     # (``app.main.tune_gc``). Process-wide: off where the app shares its process (the tests).
     gc_freeze: bool = True

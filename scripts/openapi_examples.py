@@ -141,6 +141,12 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
                     table_id=tid,
                     number=hand["number"],
                 )
+                await rec.call(
+                    "GET",
+                    "/v1/tables/{table_id}/hands/{number}/review",
+                    table_id=tid,
+                    number=hand["number"],
+                )
                 await rec.call("POST", "/v1/tables/{table_id}/next-hand", ada, table_id=tid)
                 continue
             seat = hand["turn"]
@@ -161,6 +167,17 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
                     await asyncio.sleep(0.01)
                 continue
             await rec.call("POST", f"/v1/tables/{{table_id}}/{suffix}", who, body, table_id=tid)
+        await rec.call(
+            "GET", "/v1/tables/{table_id}/matches/{number}/review", table_id=tid, number=1
+        )
+        await rec.call("GET", "/v1/players/{player_id}/stats", player_id=ada.id)
+        r = await http.post("/v1/tables", json={"hints": True}, headers=ada.auth)
+        hinted = r.json()["table_id"]
+        await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)
+        await http.post(f"/v1/tables/{hinted}/start", headers=ada.auth)
+        view = (await http.get(f"/v1/tables/{hinted}", headers=ada.auth)).json()
+        mover = players[view["game"]["hand"]["turn"]]
+        await rec.call("GET", "/v1/tables/{table_id}/hint", mover, table_id=hinted)
         r = await http.post("/v1/tables", json={}, headers=ada.auth)
         other = r.json()["table_id"]
         await http.post(f"/v1/invites/{r.json()['invite_code']}", headers=bo.auth)

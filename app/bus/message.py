@@ -21,7 +21,7 @@ def wire(committed: Committed) -> list[Any]:
         state = after.state.to_dict()
     return [
         t.id, t.created_by, t.preset, t.rules, t.invite_code, t.status, t.match_number,
-        t.version, t.last_seq, t.created_at.isoformat(), t.rated, t.rematch_offer,
+        t.version, t.last_seq, t.created_at.isoformat(), t.rated, t.rematch_offer, t.hints,
         [[s.seat, s.player_id, s.player_name, s.bot_level, s.deck_design] for s in after.seats],
         state, after.clock, None if after.moved_at is None else after.moved_at.isoformat(),
     ]  # fmt: skip
@@ -39,7 +39,7 @@ class Sent:
 
     # How many fields ``wire`` sends: a message with another count (another release's)
     # is not taken (the cached copy is dropped and the table loaded when next used).
-    FIELDS = 16
+    FIELDS = 17
 
     @property
     def table_id(self) -> str:
@@ -51,10 +51,10 @@ class Sent:
 
     def loaded(self) -> Loaded:
         (id_, created_by, preset, rules, invite_code, status, match_number, version, last_seq,
-         created_at, rated, offer, seats, state, clock, moved_at) = self.data  # fmt: skip
+         created_at, rated, offer, hints, seats, state, clock, moved_at) = self.data  # fmt: skip
         table = TableRow(
             id_, created_by, preset, rules, invite_code, status, match_number, version,
-            last_seq, datetime.fromisoformat(created_at), rated, offer,
+            last_seq, datetime.fromisoformat(created_at), rated, offer, hints,
         )  # fmt: skip
         loaded_state = None if state is None else MatchState.from_dict(state)
         moved = None if moved_at is None else datetime.fromisoformat(moved_at)

@@ -176,6 +176,7 @@ class TableService(TableQueries):
         *,
         rated: bool = False,
         clock: dict[str, Any] | None = None,
+        hints: bool = False,
     ) -> Result:
         """A table with the actor in seat 0 (201); the ruleset is validated by the engine, the
         time control by ``clocks.parse_control``."""
@@ -184,7 +185,7 @@ class TableService(TableQueries):
             if replay is not None:
                 return replay
         rules = make_ruleset(preset, overrides)
-        ratings.check_rated(rated, overrides)
+        ratings.check_rated(rated, overrides, hints)
         clock_state = clocks.parse_control(clock, self.clock_minimums)
         table = TableRow(
             id=uuid.uuid4().hex,
@@ -198,6 +199,7 @@ class TableService(TableQueries):
             last_seq=1,
             created_at=utcnow(),
             rated=rated,
+            hints=hints,
         )
         created = Event(
             "table_created",

@@ -5,20 +5,69 @@ Nothing here writes: ``TableService`` (``app.service.pipeline``) adds the comman
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Event
-from app.engine.cards import commitment
+from app.engine.cards import codes, commitment
+from app.engine.deal import deal_hand
+from app.engine.replay import Step, replay, start_of_hand
+from app.engine.state import MatchState
+from app.engine.views import arranged_hand
 from app.errors import ConflictError, NotFoundError
 from app.service import ratings
 from app.store import Database, tables
 from app.store.log import events_since, finished_matches, hand_events, hand_rows
+from app.store.models import EventRow
 from app.table import clock as clocks
 from app.table import views
 from app.table.commands import Actor, seat_of
 from app.table.model import Loaded, StoredEvent
 from app.table.time import utcnow
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedHand:
+    """A finished hand as logged: its events (with their rows), the match as it stood at the
+    deal (``start``), the match's state now, and the result (None: ended by a resignation or
+    a timeout)."""
+
+    table_id: str
+    match: int
+    hand: int
+    rated: bool
+    state: MatchState
+    start: MatchState
+    events: list[tuple[EventRow, Event]]
+    result: dict[str, Any] | None
+    seed: str
+    nonce: str
+
+    def steps(self) -> list[Step]:
+        """Every move of the hand, replayed by the engine (``app.engine.replay``)."""
+        return replay(self.start, [e for _, e in self.events])
+
+
+def replay_steps(done: FinishedHand) -> list[dict[str, Any]]:
+    """Each move of a finished hand with the table after it: both hands, the discard pile,
+    the stock's size; ``seq`` is the log's event the move wrote first."""
+    out = []
+    for step in done.steps():
+        hand = step.after.hand
+        out.append(
+            {
+                "index": step.index,
+                "seq": done.events[step.seen][0].seq,
+                "seat": step.seat,
+                "action": step.action.to_dict(),
+                "phase": step.before.hand.phase,
+                "hands": [arranged_hand(m) for m in hand.hands],
+                "discard_pile": codes(hand.discard_pile),
+                "stock_size": len(hand.stock),
+            }
+        )
+    return out
 
 
 class TableQueries:
@@ -85,6 +134,7 @@ class TableQueries:
             "status": table.status,
             "preset": table.preset,
             "rated": table.rated,
+            "hints": table.hints,
             "rules": table.rules,
             "clock": clocks.clock_view(loaded.clock, utcnow()),
         }
@@ -135,8 +185,9 @@ class TableQueries:
         async with self.db.read() as session:
             return await tables.tables_in_play(session)
 
-    async def hand_history(self, table_id: str, hand: int, match: int | None) -> dict[str, Any]:
-        """A finished hand in full: deal, every event, result, seed, nonce and commitment."""
+    async def finished_hand(self, table_id: str, hand: int, match: int | None) -> FinishedHand:
+        """A finished hand's log and what its replay needs (404 ``hand_not_found``; 409
+        ``hand_not_finished`` while it is being played)."""
         async with self.db.read() as session:
             loaded = await tables.load(session, table_id)
             if loaded is None:
@@ -159,17 +210,42 @@ class TableQueries:
         seed, nonce = (
             (result["seed"], result["nonce"]) if result else (state.hand.seed, state.hand.nonce)
         )
-        dealer = start.public["dealer"]
+        dealt, _ = deal_hand(state.rules, seed, nonce, hand, start.public["dealer"])
+        history = [h for h in state.history if h["hand_number"] < hand]
+        return FinishedHand(
+            table_id, match, hand, loaded.table.rated, state, start_of_hand(state.rules, history,
+            dealt), events, result, seed, nonce,
+        )  # fmt: skip
+
+    async def finished_hand_numbers(self, table_id: str, match: int) -> list[int]:
+        """The numbers of the match's finished hands (a last one ended by resignation too)."""
+        async with self.db.read() as session:
+            state = await tables.load_match_state(session, table_id, match)
+        if state is None:
+            raise NotFoundError("match_not_found", f"table {table_id!r} has no match {match}")
+        numbers = [int(h["hand_number"]) for h in state.history]
+        if state.status == "finished" and state.hand.number not in numbers:
+            numbers.append(state.hand.number)
+        return numbers
+
+    async def hand_history(self, table_id: str, hand: int, match: int | None) -> dict[str, Any]:
+        """A finished hand in full: deal, every event, result, seed, nonce and commitment, and
+        the replay's steps (``replay_steps``)."""
+        done = await self.finished_hand(table_id, hand, match)
+        events = done.events
+        start_row, start = events[0]
+        assert start_row.secret is not None
+        result, state = done.result, done.state
         return {
             "table_id": table_id,
-            "match_number": match,
+            "match_number": done.match,
             "hand_number": hand,
             "ended_by": "hand_over" if result else state.finish_reason,
             "commitment": start.public["commitment"],
-            "seed": seed,
-            "nonce": nonce,
-            "commitment_valid": commitment(seed, nonce) == start.public["commitment"],
-            "dealer": dealer,
+            "seed": done.seed,
+            "nonce": done.nonce,
+            "commitment_valid": commitment(done.seed, done.nonce) == start.public["commitment"],
+            "dealer": start.public["dealer"],
             "deal": {
                 "hands": [start.private[0]["hand"], start.private[1]["hand"]],
                 "upcard": start.public["upcard"],
@@ -177,4 +253,6 @@ class TableQueries:
             },
             "events": [{"seq": r.seq, **e.to_dict()} for r, e in events],
             "result": result,
+            "dealt": [arranged_hand(m) for m in done.start.hand.hands],
+            "steps": replay_steps(done),
         }

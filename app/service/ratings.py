@@ -80,8 +80,11 @@ def category_of(preset: str) -> str:
     return preset
 
 
-def check_rated(rated: bool, overrides: dict[str, Any]) -> None:
-    """A rated table plays its preset as it is (422 ``rated_overrides`` otherwise)."""
+def check_rated(rated: bool, overrides: dict[str, Any], hints: bool = False) -> None:
+    """A rated table plays its preset as it is (422 ``rated_overrides`` otherwise), with no
+    hints (422 ``hints_on_rated``)."""
+    if rated and hints:
+        raise InvalidError("hints_on_rated", "a rated table has no hints: play it on your own")
     if rated and overrides:
         raise InvalidError(
             "rated_overrides", "a rated table plays its preset unchanged: drop the rule overrides"

@@ -97,6 +97,8 @@ class Table(Base):
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
     # The seat that asked for a rematch, until the other answers (migration 0010).
     rematch_offer: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    # Chosen at creation (migration 0011): a casual table whose seat to move may ask LUNA.
+    hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
 
 class Seat(Base):
@@ -170,6 +172,21 @@ class FinishedMatch(Base):
     scores: Mapped[list[Any]]
     final_scores: Mapped[list[Any]]
     finished_at: Mapped[datetime]
+
+
+class Review(Base):
+    """A finished hand's review by LUNA (``app.bots.review``), kept once computed (migration
+    0011): ``data`` is the review's JSON, ``samples`` its budget, ``cpu_seconds`` its cost."""
+
+    __tablename__ = "reviews"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hand_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    samples: Mapped[int] = mapped_column(Integer)
+    cpu_seconds: Mapped[float] = mapped_column(Float)
+    data: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]
 
 
 class ChatMessage(Base):

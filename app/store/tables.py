@@ -104,6 +104,7 @@ def _table_row(table: Table) -> TableRow:
         table.created_at,
         table.rated,
         table.rematch_offer,
+        table.hints,
     )
 
 
@@ -142,7 +143,7 @@ async def load(session: AsyncSession, table_id: str) -> Loaded | None:
 # read everything ``load`` reads (the clock and when the match last moved included).
 _LOAD_PG = """
 SELECT t.id, t.created_by, t.preset, t.rules::text, t.invite_code, t.status, t.match_number,
-    t.version, t.last_seq, t.created_at, t.rated, t.rematch_offer,
+    t.version, t.last_seq, t.created_at, t.rated, t.rematch_offer, t.hints,
     (SELECT json_agg(json_build_array(s.seat, s.player_id, p.name, s.bot_level, s.deck_design)
         ORDER BY s.seat)::text
      FROM seats s LEFT JOIN players p ON p.id = s.player_id WHERE s.table_id = t.id),
@@ -166,10 +167,10 @@ async def load_table(db: Database, table_id: str) -> Loaded | None:
     if row is None:
         return None
     (id_, created_by, preset, rules, invite_code, status, match_number, version, last_seq,
-     created_at, rated, offer, seats_json, state_json, moved_at, clock_json) = row  # fmt: skip
+     created_at, rated, offer, hints, seats_json, state_json, moved_at, clock_json) = row  # fmt: skip
     table = TableRow(
         id_, created_by, preset, orjson.loads(rules), invite_code, status, match_number,
-        version, last_seq, created_at, rated, offer,
+        version, last_seq, created_at, rated, offer, hints,
     )  # fmt: skip
     seats = [SeatInfo(*s) for s in orjson.loads(seats_json)] if seats_json else []
     state = None

@@ -45,6 +45,8 @@ class TableRow:
     rated: bool
     # The seat that asked for a rematch, until the other seat answers (migration 0010).
     rematch_offer: int | None = None
+    # A casual table whose seat to move may ask LUNA for a hint (``app.service.hints``).
+    hints: bool = False
 
 
 @dataclass(slots=True)

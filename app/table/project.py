@@ -80,7 +80,7 @@ def committed(
     after = TableRow(
         table.id, table.created_by, table.preset, table.rules, table.invite_code,
         change.status or table.status, match_number, version, last_seq, table.created_at,
-        table.rated, offer,
+        table.rated, offer, table.hints,
     )  # fmt: skip
     by_seat = {s.seat: s for s in [*loaded.seats, *change.seats] if s.seat not in change.vacated}
     seats = [

@@ -22,6 +22,7 @@ def table_view(loaded: Loaded, seat: int | None, now: datetime, public_url: str)
         "status": table.status,
         "preset": table.preset,
         "rated": table.rated,
+        "hints": table.hints,
         "rules": table.rules,
         "match_number": table.match_number,
         "you": seat,

@@ -50,9 +50,11 @@ def _free_port() -> int:
         return port
 
 
-# What a test server changes besides its database and port: no human pause for bots, and the
-# shortest time controls low enough for timeouts within a test.
+# What a test server changes besides its database and port: no human pause for bots, the
+# shortest time controls low enough for timeouts within a test, and hand reviews (each result
+# board asks for one) at a quarter of their budget, so the suite's CPU goes to what it tests.
 TEST_DEFAULTS: dict[str, object] = {
+    "review_samples": 16,
     "bot_draw_delay": 0.0,
     "bot_discard_delay": 0.0,
     "clock_min_per_move": 0.5,

@@ -8,6 +8,10 @@ import type {
   DeckDesign,
   GameEvent,
   HandOut,
+  HandReview,
+  Hint,
+  MatchReview,
+  Stats,
   InviteOut,
   MatchRecord,
   PlayerCreated,
@@ -153,6 +157,15 @@ export const api = {
   hand: (id: string, number: number, match: number) =>
     call<HandOut>("GET", `/v1/tables/${id}/hands/${number}?match=${match}`, undefined, false),
   matches: () => call<MatchRecord[]>("GET", "/v1/players/me/matches"),
+  /** A finished hand's review by LUNA: `status` "pending" (a 202) while it is computed. */
+  review: (id: string, number: number, match: number) =>
+    call<HandReview>("GET", `/v1/tables/${id}/hands/${number}/review?match=${match}`, undefined, false),
+  matchReview: (id: string, match: number) =>
+    call<MatchReview>("GET", `/v1/tables/${id}/matches/${match}/review`, undefined, false),
+  /** What LUNA would play now for your seat (tables with hints on). */
+  hint: (id: string) => call<Hint>("GET", `/v1/tables/${id}/hint`),
+  stats: (playerId: string) =>
+    call<Stats>("GET", `/v1/players/${encodeURIComponent(playerId)}/stats`, undefined, false),
   pushKey: () => call<PushKeyOut>("GET", "/v1/push/key", undefined, false),
   subscribePush: (body: PushSubscriptionIn) =>
     call<PushSubscriptionOut>("POST", "/v1/players/me/push-subscriptions", body),

@@ -79,6 +79,7 @@ export function InviteTerms({ invite }: { invite: InviteOut }) {
         <li data-term="rated" class={invite.rated ? "rated" : undefined}>
           {invite.rated ? t("inviteRated") : t("inviteCasual")}
         </li>
+        {invite.hints && <li data-term="hints">{t("hintsOn")}</li>}
         {clockLines(invite).map((line) => (
           <li key={line} data-term="clock">
             {line}

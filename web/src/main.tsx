@@ -3,7 +3,9 @@ import { useEffect, useState } from "preact/hooks";
 import { adoptToken } from "./api";
 import { lang, setLang } from "./i18n";
 import { listen } from "./notify";
+import { ProfilePage } from "./profile/page";
 import { registerWorker } from "./push";
+import { ReplayPage } from "./replay/page";
 import { StartPage } from "./start";
 import { TablePage } from "./table/page";
 import "./style.css";
@@ -21,6 +23,13 @@ function App() {
     setLang(next);
     setLangState(next);
   };
+  const replay = /^\/t\/([0-9a-f]+)\/replay\/(\d+)\/(\d+)$/.exec(location.pathname);
+  if (replay) {
+    const [, id, match, hand] = replay;
+    return <ReplayPage key={path + lang} id={id} match={Number(match)} hand={Number(hand)} switchLang={switchLang} />;
+  }
+  const profile = /^\/p\/([0-9a-zA-Z_-]+)$/.exec(location.pathname);
+  if (profile) return <ProfilePage key={path + lang} id={profile[1]} switchLang={switchLang} />;
   const match = /^\/t\/([0-9a-f]+)/.exec(location.pathname);
   if (match) {
     const invite = new URLSearchParams(location.search).get("invite");

@@ -89,6 +89,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
   const [target, setTarget] = useState(100);
   const [knockLimit, setKnockLimit] = useState(10);
   const [time, setTime] = useState<TimeChoice>("none");
+  const [hints, setHints] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [nameMissing, setNameMissing] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -121,6 +122,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
         rules,
         deck_design: deck,
         rated: false,
+        hints,
         ...(clock ? { clock: { ...clock } } : {}),
       });
       rememberTable(table.table_id);
@@ -205,6 +207,10 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
                 />
               </label>
             )}
+            <label class="check">
+              <input name="hints" type="checkbox" checked={hints} onChange={(e) => setHints(e.currentTarget.checked)} />
+              <span>{t("hintsOption")}</span>
+            </label>
           </fieldset>
           <section class="choices">
             <div>
@@ -231,6 +237,13 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
             </p>
           )}
         </form>
+        {me() && (
+          <p class="profile-link">
+            <a href={`/p/${me()!.id}`} onClick={(e) => { e.preventDefault(); navigate(`/p/${me()!.id}`); }}>
+              {t("myProfile")}
+            </a>
+          </p>
+        )}
         {me() && <MyTables />}
       </main>
     </div>

@@ -7,6 +7,7 @@ UnauthenticatedError   401     unauthorized, token_expired (invalid_ticket, toke
                                sockets only)
 ForbiddenError         403     not_seated, not_creator (origin_not_allowed: sockets only)
 NotFoundError          404     table_not_found, invite_not_found, hand_not_found,
+                               match_not_found, player_not_found,
                                token_not_found, push_subscription_not_found,
                                push_disabled, not_found (unknown route)
 ConflictError          409     stale_version, table_full, already_seated, match_not_started,
@@ -14,20 +15,22 @@ ConflictError          409     stale_version, table_full, already_seated, match_
                                match_not_finished, rematch_already_offered, no_rematch_offer,
                                hand_not_finished, idempotency_key_reused,
                                match_in_progress, no_bot, bot_unchanged, nothing_to_claim,
-                               invite_mismatch, too_many_open_tables
+                               invite_mismatch, too_many_open_tables, hints_off
 RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ...
 RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
                                invalid_ruleset
 InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level,
                                invalid_idempotency_key, invalid_push_subscription,
-                               invalid_name, reserved_name, invalid_time_control
+                               invalid_name, reserved_name, invalid_time_control,
+                               hints_on_rated
 validation             422     invalid_request (with ``details``: each error's ``loc``, ``msg``
                                and ``type``, never the input): a body that is not strict JSON
                                (``app.api.edge.request_body``) or does not fit its schema
 BodyTooDeep            422     body_too_deep: a body nested deeper than ``max_body_depth``
 request_body.BodyLimit 413     payload_too_large: a body over ``max_body_bytes``
 HTTPException          405     method_not_allowed (``Allow`` lists every method of the path)
-RateLimitedError       429     rate_limited (with a ``Retry-After`` header)
+RateLimitedError       429     rate_limited, review_queue_full (with a ``Retry-After``
+                               header)
 database unreachable   503     database_unavailable (with ``Retry-After: 1``): the
                                connection dropped (a restart) or another process held
                                SQLite's lock too long; the request changed nothing

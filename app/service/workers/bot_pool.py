@@ -21,18 +21,24 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from app.bots import get_bot
 from app.bots.search import Budget
 
+T = TypeVar("T")
 
-def _start_worker(niceness: int, server: int) -> None:
-    """A worker's start: its lower priority, and a watch that ends it with its server."""
+
+def _start_worker(niceness: int, server: int, idle: bool = False) -> None:
+    """A worker's start: its lower priority (``idle``: the idle scheduling class, where the
+    system has one: CPU only when nothing else wants it), and a watch that ends it with its
+    server."""
     if niceness:
         os.nice(niceness)
+    if idle and hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     threading.Thread(
         target=_exit_with, args=(server,), name="exit-with-server", daemon=True
     ).start()
@@ -60,10 +66,13 @@ def decide(
 class BotPool:
     """Worker processes that make the bots' decisions (see the module docstring)."""
 
-    def __init__(self, workers: int, budget: Budget, niceness: int = 5) -> None:
+    def __init__(
+        self, workers: int, budget: Budget, niceness: int = 5, *, idle: bool = False
+    ) -> None:
         self.workers = max(1, workers)
         self.budget = budget
         self.niceness = niceness
+        self.idle = idle
         self.pending = 0
         # Decisions made, and those made with a lowered budget because others queued.
         self.decisions = 0
@@ -78,7 +87,7 @@ class BotPool:
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(self.niceness, os.getpid()),
+                initargs=(self.niceness, os.getpid(), self.idle),
             )
         return self._executor
 
@@ -102,6 +111,16 @@ class BotPool:
         finally:
             self.pending -= 1
             self.decisions += 1
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in a worker process (a module-level function, its arguments and
+        answer plain data): the pool's other jobs, such as hand reviews."""
+        self.pending += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool(), work, *args)
+        finally:
+            self.pending -= 1
 
     def close(self) -> None:
         """Stop the workers (a decision in progress is abandoned)."""

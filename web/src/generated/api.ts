@@ -439,6 +439,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/{player_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Player Stats
+         * @description A player's matches and hands played and won by kind of opponent, how their hands ended,
+         *     their knocks' mean deadwood, their accuracy in reviewed hands, their rating over time.
+         */
+        get: operations["player_stats_v1_players__player_id__stats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/push/key": {
         parameters: {
             query?: never;
@@ -618,6 +639,71 @@ export interface paths {
          * @description A finished hand in full (409 hand_not_finished while it is being played).
          */
         get: operations["hand_v1_tables__table_id__hands__number__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/hands/{number}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hand Review
+         * @description Every decision of each seat in a finished hand, judged by LUNA from that seat's own
+         *     information (409 ``hand_not_finished`` while it is played; 202 ``pending`` while it is
+         *     computed; 429 ``review_queue_full`` when too many are).
+         */
+        get: operations["hand_review_v1_tables__table_id__hands__number__review_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/hint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hint
+         * @description What LUNA would play now for your seat, from your view only, at a small budget: a
+         *     table created with hints on (409 ``hints_off``; never rated), your turn (409
+         *     ``not_your_turn``).
+         */
+        get: operations["hint_v1_tables__table_id__hint_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/matches/{number}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Match Review
+         * @description Each finished hand of the match with its seats' summary (hands not yet reviewed are
+         *     started and show ``pending``), and the seats' summary over the reviewed hands.
+         */
+        get: operations["match_review_v1_tables__table_id__matches__number__review_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -896,6 +982,20 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * ArrangedHandOut
+         * @description A hand in best-arrangement order: its melds, then its deadwood cards by rank.
+         */
+        ArrangedHandOut: {
+            /** Cards */
+            cards: string[];
+            /** Deadwood */
+            deadwood: number;
+            /** Deadwood Cards */
+            deadwood_cards: string[];
+            /** Melds */
+            melds: string[][];
+        };
+        /**
          * BankClockIn
          * @description Each seat starts a match with ``seconds``, gains ``bonus`` after each of its turns,
          *     never above ``cap``.
@@ -967,6 +1067,26 @@ export interface components {
              * @description fixed, anchored on CARMEN (medium) at 1500
              */
             rating: number;
+        };
+        /** BudgetOut */
+        BudgetOut: {
+            /**
+             * Samples
+             * @description samples of the hidden cards per decision
+             */
+            samples: number;
+            /** Seed */
+            seed: number;
+        };
+        /**
+         * ByOpponentOut
+         * @description Counts against people and against each bot level.
+         */
+        ByOpponentOut: {
+            easy: components["schemas"]["PlayedWonOut"];
+            hard: components["schemas"]["PlayedWonOut"];
+            human: components["schemas"]["PlayedWonOut"];
+            medium: components["schemas"]["PlayedWonOut"];
         };
         /** CardBody */
         CardBody: {
@@ -1082,6 +1202,41 @@ export interface components {
             /** Version */
             version: number;
         };
+        /**
+         * DecisionOut
+         * @description One decision of one seat: what it could do, what LUNA would do, what it did and cost.
+         */
+        DecisionOut: {
+            /** @description LUNA's choice */
+            best: components["schemas"]["MoveOut"];
+            chosen: components["schemas"]["MoveOut"];
+            /**
+             * Cost
+             * @description expected points lost against LUNA's choice
+             */
+            cost: number;
+            /**
+             * Forced
+             * @description no real choice (or a resignation): not judged
+             */
+            forced: boolean;
+            /**
+             * Index
+             * @description the replay step of this move
+             */
+            index: number;
+            /** Mark */
+            mark: ("inaccuracy" | "mistake" | "blunder") | null;
+            /**
+             * Options
+             * @description best first
+             */
+            options: components["schemas"]["OptionOut"][];
+            /** Phase */
+            phase: string;
+            /** Seat */
+            seat: number;
+        };
         /** DeckBody */
         DeckBody: {
             /**
@@ -1168,6 +1323,11 @@ export interface components {
             /** Dealer */
             dealer: number;
             /**
+             * Dealt
+             * @description both hands as dealt, arranged
+             */
+            dealt: components["schemas"]["ArrangedHandOut"][];
+            /**
              * Ended By
              * @enum {string}
              */
@@ -1188,8 +1348,77 @@ export interface components {
             } | null;
             /** Seed */
             seed: string;
+            /**
+             * Steps
+             * @description each move and the table after it
+             */
+            steps: components["schemas"]["ReplayStepOut"][];
             /** Table Id */
             table_id: string;
+        };
+        /**
+         * HandReviewOut
+         * @description A finished hand's review (200 ``done``), or 202 ``pending`` while it is computed.
+         */
+        HandReviewOut: {
+            budget: components["schemas"]["BudgetOut"];
+            /** Decisions */
+            decisions: components["schemas"]["DecisionOut"][];
+            /** Hand Number */
+            hand_number: number;
+            /** Match Number */
+            match_number: number;
+            /**
+             * Queued
+             * @description pending: hands queued or being reviewed
+             */
+            queued?: number | null;
+            /** Seats */
+            seats: components["schemas"]["SeatSummaryOut"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "done" | "pending";
+            /** Table Id */
+            table_id: string;
+        };
+        /** HandSummaryOut */
+        HandSummaryOut: {
+            /** Hand Number */
+            hand_number: number;
+            /** Seats */
+            seats: components["schemas"]["SeatSummaryOut"][] | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "done" | "pending";
+        };
+        /** HintBudgetOut */
+        HintBudgetOut: {
+            /**
+             * Playouts
+             * @description the search's playouts (fewer while hints queue)
+             */
+            playouts: number;
+        };
+        /**
+         * HintOut
+         * @description What LUNA would play now for your seat, judged from your view alone.
+         */
+        HintOut: {
+            budget: components["schemas"]["HintBudgetOut"];
+            move: components["schemas"]["MoveOut"];
+            /** Seat */
+            seat: number;
+            /** Table Id */
+            table_id: string;
+            /**
+             * Version
+             * @description the table's version the hint is for
+             */
+            version: number;
         };
         /**
          * InviteOut
@@ -1201,6 +1430,12 @@ export interface components {
              * @description the time control (docs/clocks.md)
              */
             clock: components["schemas"]["NoClockOut"] | components["schemas"]["ClockOut"];
+            /**
+             * Hints
+             * @description The seat to move may ask LUNA for a hint.
+             * @default false
+             */
+            hints: boolean;
             /** @description Who invites: the player in seat 0. */
             inviter: components["schemas"]["PlayerOut"] | null;
             /** Preset */
@@ -1315,6 +1550,39 @@ export interface components {
             table_id: string;
         };
         /**
+         * MatchReviewOut
+         * @description Each finished hand of a match: its seats' summary once reviewed (those not yet are
+         *     started), and the seats' summary over the reviewed hands.
+         */
+        MatchReviewOut: {
+            /** Hands */
+            hands: components["schemas"]["HandSummaryOut"][];
+            /** Match Number */
+            match_number: number;
+            /** Seats */
+            seats: components["schemas"]["SeatSummaryOut"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "done" | "pending";
+            /** Table Id */
+            table_id: string;
+        };
+        /**
+         * MoveOut
+         * @description A move: its kind and, for a discard or a knock, the card.
+         */
+        MoveOut: {
+            /** Card */
+            card?: string | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "take_upcard" | "pass" | "draw_stock" | "draw_discard" | "discard" | "knock" | "big_gin" | "resign";
+        };
+        /**
          * NoClockIn
          * @description No clock: only abandonment ends a stalled match. Takes no other field.
          */
@@ -1383,6 +1651,22 @@ export interface components {
             webhook_url: string | null;
         };
         /**
+         * OptionOut
+         * @description One option of a decision and its expected points to the seat (negative: to the
+         *     opponent), as LUNA judges them from that seat's information.
+         */
+        OptionOut: {
+            /** Card */
+            card?: string | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "take_upcard" | "pass" | "draw_stock" | "draw_discard" | "discard" | "knock" | "big_gin" | "resign";
+            /** Points */
+            points: number;
+        };
+        /**
          * PerMoveClockIn
          * @description Each turn within ``seconds``.
          */
@@ -1407,6 +1691,13 @@ export interface components {
              * @description each turn's time; at least the server's clock_min_per_move (15 s by default), at most 30 days
              */
             seconds: number;
+        };
+        /** PlayedWonOut */
+        PlayedWonOut: {
+            /** Played */
+            played: number;
+            /** Won */
+            won: number;
         };
         /** PlayerCreate */
         PlayerCreate: {
@@ -1520,6 +1811,21 @@ export interface components {
             id: string;
         };
         /**
+         * RatesOut
+         * @description Shares of the hands played (null before any): ended by the player's knock (gin and big
+         *     gin included), by their gin, by their big gin, and won by undercutting a knock.
+         */
+        RatesOut: {
+            /** Big Gin */
+            big_gin: number | null;
+            /** Gin */
+            gin: number | null;
+            /** Knock */
+            knock: number | null;
+            /** Undercut */
+            undercut: number | null;
+        };
+        /**
          * RatingChangeOut
          * @description A rated match's change to one player's rating (Glicko-2, deviation after the match).
          */
@@ -1561,6 +1867,19 @@ export interface components {
             /** Result */
             result: string;
         };
+        /** RatingPointOut */
+        RatingPointOut: {
+            /** At */
+            at: string;
+            /** Category */
+            category: string;
+            /** Deviation */
+            deviation: number;
+            /** Provisional */
+            provisional: boolean;
+            /** Rating */
+            rating: number;
+        };
         /** ReadinessOut */
         ReadinessOut: {
             /** Checks */
@@ -1572,6 +1891,42 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "degraded";
+        };
+        /**
+         * ReplayStepOut
+         * @description One move of a finished hand and the table after it.
+         */
+        ReplayStepOut: {
+            action: components["schemas"]["MoveOut"];
+            /**
+             * Discard Pile
+             * @description bottom first
+             */
+            discard_pile: string[];
+            /**
+             * Hands
+             * @description both seats' hands after the move
+             */
+            hands: components["schemas"]["ArrangedHandOut"][];
+            /**
+             * Index
+             * @description 0 for the hand's first move
+             */
+            index: number;
+            /**
+             * Phase
+             * @description the phase the move was made in
+             */
+            phase: string;
+            /** Seat */
+            seat: number;
+            /**
+             * Seq
+             * @description the log's event this move wrote first
+             */
+            seq: number;
+            /** Stock Size */
+            stock_size: number;
         };
         /** SeatOut */
         SeatOut: {
@@ -1591,12 +1946,69 @@ export interface components {
             /** Seat */
             seat: number;
         };
+        /**
+         * SeatSummaryOut
+         * @description A seat's judged decisions and what they cost (docs/review.md).
+         */
+        SeatSummaryOut: {
+            /**
+             * Accuracy
+             * @description percent of decisions that lost under 2 points
+             */
+            accuracy: number | null;
+            /** Blunders */
+            blunders: number;
+            /** Decisions */
+            decisions: number;
+            /** Inaccuracies */
+            inaccuracies: number;
+            /** Mistakes */
+            mistakes: number;
+            /** Points Lost */
+            points_lost: number;
+            /** Points Lost Per Hand */
+            points_lost_per_hand: number;
+            /** Seat */
+            seat: number;
+        };
         /** SideScores */
         SideScores: {
             /** Opponent */
             opponent: number;
             /** You */
             you: number;
+        };
+        /**
+         * StatsOut
+         * @description A player's statistics over their finished matches (docs/review.md).
+         */
+        StatsOut: {
+            /**
+             * Accuracy
+             * @description over the decisions of the reviewed hands
+             */
+            accuracy: number | null;
+            hands: components["schemas"]["ByOpponentOut"];
+            /** Id */
+            id: string;
+            matches: components["schemas"]["ByOpponentOut"];
+            /**
+             * Mean Knock Deadwood
+             * @description of the player's knocks but gins
+             */
+            mean_knock_deadwood: number | null;
+            /** Name */
+            name: string;
+            /** Points Lost Per Hand */
+            points_lost_per_hand: number | null;
+            rates: components["schemas"]["RatesOut"];
+            /**
+             * Rating History
+             * @description oldest first
+             */
+            rating_history: components["schemas"]["RatingPointOut"][];
+            /** Reviewed Hands */
+            reviewed_hands: number;
         };
         /** StatusOut */
         StatusOut: {
@@ -1616,6 +2028,11 @@ export interface components {
              * @enum {string}
              */
             deck_design: "classic" | "royal" | "neon" | "forest";
+            /**
+             * Hints
+             * @description Casual only: the seat to move may ask LUNA for a hint (422 hints_on_rated on a rated table); the table's view says so to both players. Default: off.
+             */
+            hints?: boolean | null;
             /**
              * Preset
              * @description standard, cardems, reino, classic, oklahoma
@@ -1668,6 +2085,12 @@ export interface components {
             game: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Hints
+             * @description the seat to move may ask LUNA for a hint
+             * @default false
+             */
+            hints: boolean;
             /**
              * Invite Code
              * @description Seat 0 only, until seat 1 is taken.
@@ -3122,6 +3545,57 @@ export interface operations {
             };
         };
     };
+    player_stats_v1_players__player_id__stats_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     push_key_v1_push_key_get: {
         parameters: {
             query?: never;
@@ -3854,6 +4328,209 @@ export interface operations {
             };
             /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    hand_review_v1_tables__table_id__hands__number__review_get: {
+        parameters: {
+            query?: {
+                /** @description default: latest */
+                match?: number | null;
+            };
+            header?: never;
+            path: {
+                table_id: string;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandReviewOut"];
+                };
+            };
+            /** @description pending: ask again after Retry-After */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandReviewOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    hint_v1_tables__table_id__hint_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HintOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    match_review_v1_tables__table_id__matches__number__review_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchReviewOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5067,17 +5744,23 @@ export const botBodyLevelValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const clockOutAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["autoplay_level"]> = ["easy", "medium", "hard"];
 export const clockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["control"]> = ["bank", "per_move"];
 export const clockOutPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["policy"]> = ["claim", "forfeit", "autoplay"];
+export const decisionOutMarkAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DecisionOut"]["mark"]> = ["inaccuracy", "mistake", "blunder"];
 export const deckBodyDesignValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckBody"]["design"]> = ["classic", "royal", "neon", "forest"];
 export const deliveryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryOut"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
 export const drawBodySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawBody"]["source"]> = ["stock", "discard"];
 export const handOutEnded_byValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandOut"]["ended_by"]> = ["hand_over", "resignation", "timeout", "abandoned", "aborted"];
+export const handReviewOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandReviewOut"]["status"]> = ["done", "pending"];
+export const handSummaryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandSummaryOut"]["status"]> = ["done", "pending"];
 export const inviteOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InviteOut"]["status"]> = ["waiting", "ready", "playing", "finished"];
 export const joinBodyDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinBody"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
 export const matchRecordOutReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MatchRecordOut"]["reason"]> = ["target", "resignation", "timeout", "abandoned"];
 export const matchRecordOutResultValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MatchRecordOut"]["result"]> = ["win", "loss"];
+export const matchReviewOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MatchReviewOut"]["status"]> = ["done", "pending"];
+export const moveOutKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveOut"]["kind"]> = ["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin", "resign"];
 export const noClockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoClockOut"]["control"]> = ["none"];
 export const notificationSettingsInRemindersAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsIn"]["reminders"]> = ["each_turn", "digest", "none"];
 export const notificationSettingsOutRemindersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsOut"]["reminders"]> = ["each_turn", "digest", "none"];
+export const optionOutKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OptionOut"]["kind"]> = ["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin", "resign"];
 export const perMoveClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["autoplay_level"]> = ["easy", "medium", "hard"];
 export const perMoveClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
 export const readinessOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReadinessOut"]["status"]> = ["ok", "degraded"];

@@ -9,6 +9,7 @@ import type { TableLive } from "../live";
 import type { GameEvent, GameView, Legal, TableOut } from "../types";
 import { ActionBar } from "./actions";
 import { MyHand } from "./hand";
+import { HintButton } from "./hint";
 import { Motion } from "./motion";
 import { describe, MoveLog } from "./movelog";
 import { nameOf } from "./names";
@@ -105,6 +106,7 @@ export function Game({ view, game, live }: { view: TableOut; game: GameView; liv
               {notice}
             </p>
           )}
+          {view.hints && myTurn && <HintButton view={view} />}
           {canClaim(view) && game.match.status !== "finished" && (
             <button type="button" class="primary claim" onClick={() => move("claim")}>
               {t("claim")}
@@ -166,6 +168,7 @@ function Scoreboard({ view, game, bottom }: { view: TableOut; game: GameView; bo
       </span>
       <span class="meta">
         {t("hand", { n: game.hand.number })} · {t("to", { n: Number(game.match.rules.target ?? 100) })}
+        {view.hints && <span class="badge hints-on">{t("hintsOn")}</span>}
       </span>
     </div>
   );

@@ -5,6 +5,7 @@ import { CardFace, CardGroup, cardText } from "../cards";
 import { t, type Key } from "../i18n";
 import type { TableLive } from "../live";
 import type { GameView, HandOut, HandResult, TableOut } from "../types";
+import { ReviewPanel } from "../replay/summary";
 import { nameOf } from "./names";
 
 function FairCheck({ tableId, match, hand }: { tableId: string; match: number; hand: number }) {
@@ -171,6 +172,7 @@ export function ResultBoard({ view, game, live }: { view: TableOut; game: GameVi
             {result.outcome === "dead_hand" && <p>{t("deadHandText")}</p>}
             {hand.multiplier > 1 && <p>×{hand.multiplier}</p>}
             <HandBoard view={view} result={result} />
+            <ReviewPanel tableId={view.table_id} match={view.match_number} hand={result.hand_number} names={[0, 1].map((s) => nameOf(view, s))} finished={finished} />
           </>
         )}
         <table class="totals">

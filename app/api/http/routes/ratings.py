@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,9 +12,10 @@ from app.api.http.deps import CurrentActor, ServiceDep
 from app.api.http.schemas.common import OPPONENT_ID, PLAYER_ID, TABLE_ID, error_responses
 from app.api.http.schemas.players import PlayerOut
 from app.api.http.schemas.ratings import RatingChangeOut
+from app.api.http.schemas.stats import StatsOut
 from app.engine import PRESETS
 from app.errors import NotFoundError
-from app.service import ratings, records
+from app.service import ratings, records, stats
 
 router = APIRouter(tags=["ratings"])
 
@@ -234,3 +235,13 @@ async def leaderboard(
 async def profile(player_id: str, service: ServiceDep) -> dict[str, Any]:
     """A player's public profile: name, ratings, matches won and lost, rating history."""
     return await ratings.profile(service.db, player_id)
+
+
+@router.get(
+    "/v1/players/{player_id}/stats", response_model=StatsOut, responses=error_responses(404, 422)
+)
+async def player_stats(player_id: str, service: ServiceDep, request: Request) -> dict[str, Any]:
+    """A player's matches and hands played and won by kind of opponent, how their hands ended,
+    their knocks' mean deadwood, their accuracy in reviewed hands, their rating over time."""
+    limit = request.app.state.settings.stats_max_matches
+    return await stats.player_stats(service.db, player_id, limit)

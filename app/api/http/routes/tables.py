@@ -54,6 +54,7 @@ async def create_table(body: TableCreate, caller: CommandCaller) -> JSONResponse
         body.deck_design,
         caller.idempotency,
         rated=body.rated,
+        hints=bool(body.hints),
         clock=None if body.clock is None else body.clock.model_dump(exclude_none=True),
     )
     return command_response(result)

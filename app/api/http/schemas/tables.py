@@ -19,6 +19,7 @@ from app.api.http.schemas.common import (
     _printable,
 )
 from app.api.http.schemas.players import PlayerOut
+from app.api.http.schemas.reviews import ArrangedHandOut, ReplayStepOut
 from app.engine import PRESETS, parse_card
 from app.engine.rules import BOOLS, CHOICES, RANGES
 from app.settings import Settings
@@ -149,6 +150,7 @@ class TableCreate(Body):
                     "deck_design": "royal",
                 },
                 {"preset": "standard", "rated": True},
+                {"preset": "standard", "hints": True},
                 {
                     "preset": "standard",
                     "clock": {"control": "bank", "seconds": 86400, "bonus": 3600, "cap": 172800},
@@ -156,7 +158,9 @@ class TableCreate(Body):
             ],
             # A rated table plays its preset unchanged (its category is the preset).
             "if": {"properties": {"rated": {"const": True}}, "required": ["rated"]},
-            "then": {"properties": {"rules": {"maxProperties": 0}}},
+            "then": {
+                "properties": {"rules": {"maxProperties": 0}, "hints": {"enum": [False, None]}}
+            },
         },
     )
 
@@ -177,6 +181,13 @@ class TableCreate(Body):
         description="Rated: its finished matches move ratings (preset unchanged only).",
     )
     clock: TimeControlIn | None = Field(None, description="the time control; default none")
+    hints: bool | None = Field(
+        None,
+        strict=True,
+        description="Casual only: the seat to move may ask LUNA for a hint (422 "
+        "hints_on_rated on a rated table); the table's view says so to both players. "
+        "Default: off.",
+    )
 
 
 class JoinBody(Body):
@@ -231,6 +242,7 @@ class InviteOut(BaseModel):
     status: Literal["waiting", "ready", "playing", "finished"]
     preset: str
     rated: bool = Field(description="Its finished matches move ratings.")
+    hints: bool = Field(False, description="The seat to move may ask LUNA for a hint.")
     rules: dict[str, Any]
     clock: NoClockOut | ClockOut = Field(
         description="the time control (docs/clocks.md)", discriminator="control"
@@ -315,6 +327,7 @@ class TableOut(BaseModel):
     status: Literal["waiting", "ready", "playing", "finished"]
     preset: str
     rated: bool = False
+    hints: bool = Field(False, description="the seat to move may ask LUNA for a hint")
     rules: dict[str, Any]
     match_number: int
     you: int | None = Field(description="Your seat, or null for a spectator.")
@@ -477,3 +490,5 @@ class HandOut(BaseModel):
     deal: dict[str, Any] = Field(description="hands per seat, upcard, stock in drawing order")
     events: list[dict[str, Any]]
     result: dict[str, Any] | None
+    dealt: list[ArrangedHandOut] = Field(description="both hands as dealt, arranged")
+    steps: list[ReplayStepOut] = Field(description="each move and the table after it")

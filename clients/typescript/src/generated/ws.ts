@@ -78,6 +78,10 @@ export type Game = {
   [k: string]: unknown;
 } | null;
 /**
+ * the seat to move may ask LUNA for a hint
+ */
+export type Hints = boolean;
+/**
  * Seat 0 only, until seat 1 is taken.
  */
 export type InviteCode = string | null;
@@ -189,6 +193,7 @@ export interface ViewMessage {
 export interface TableOut {
   clock: Clock;
   game: Game;
+  hints?: Hints;
   invite_code?: InviteCode;
   invite_url?: InviteUrl;
   match_number: MatchNumber;
