@@ -1,7 +1,7 @@
 """reviews: a finished hand's review by LUNA, computed once and kept; tables with hints on
 
 Revision ID: 0011_reviews
-Revises: 0009_webhook_health
+Revises: 0010_rematch_offer
 Create Date: 2026-12-02
 """
 
