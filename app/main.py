@@ -39,6 +39,7 @@ from app.api.http.routes import (
     ratings,
     tables,
     tickets,
+    tournaments,
     web,
 )
 from app.api.http.schemas.common import RATE_LIMITED
@@ -55,10 +56,13 @@ from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
+from app.service.tournaments import Limits as TournamentLimits
+from app.service.tournaments import Tournaments
 from app.service.workers.bot_pool import BotPool
 from app.service.workers.bots import BotRunner
 from app.service.workers.deadlines import DeadlineRunner
 from app.service.workers.dispatcher import Dispatcher
+from app.service.workers.tournaments import TournamentRunner
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
 from app.table.clock import Minimums
@@ -194,6 +198,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.deadlines = deadlines
         await deadlines.start()
+        app.state.tournaments = Tournaments(
+            db,
+            TournamentLimits(
+                settings.tournament_max_entrants,
+                settings.tournament_max_rounds,
+                settings.tournament_max_duration,
+                settings.tournament_max_open,
+            ),
+            clock_minimums,
+        )
+        scheduler = app.state.scheduler = TournamentRunner(
+            service,
+            scan_interval=settings.tournament_scan_interval,
+            lease_seconds=settings.tournament_lease_seconds,
+        )
+        await scheduler.start()
         targets = Targets(
             allow_http=settings.webhook_allow_http,
             allow_private=settings.webhook_allow_private,
@@ -240,6 +260,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 parking.close()  # its sockets were closed by the server's shutdown
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
+            await scheduler.stop()
             await deadlines.stop()
             await dispatcher.stop()
             await sender.close()
@@ -286,7 +307,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Moves first: routes are matched in order, and moves are most of the traffic.
     # Every operation but the health routes' answers 429 past a rate limit
     # (app/api/edge/ratelimit.py).
-    for module in (moves, players, notifications, tables, live, tickets, health, ratings, push):
+    for module in (
+        moves, players, notifications, tables, live, tickets, health, ratings, push, tournaments,
+    ):  # fmt: skip
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
