@@ -205,6 +205,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 settings.tournament_max_rounds,
                 settings.tournament_max_duration,
                 settings.tournament_max_open,
+                settings.tournament_min_duration,
             ),
             clock_minimums,
         )

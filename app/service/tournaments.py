@@ -12,6 +12,7 @@ rounds; one who joins late starts from 0 points in the next round.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -20,9 +21,11 @@ from app.bots import DISPLAY_NAMES
 from app.engine import make_ruleset
 from app.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service import ratings
+from app.service.pipeline import Idempotency, Result
 from app.service.records import match_id
 from app.store import Database
 from app.store import tournaments as store
+from app.store.idempotency import idempotent_response, save_idempotent
 from app.store.models import Tournament, TournamentEntrant, TournamentPairing
 from app.table import clock as clocks
 from app.table.commands import Actor
@@ -42,6 +45,7 @@ class Limits:
     max_rounds: int = 15
     max_duration: int = 86400
     max_open: int = 5
+    min_duration: int = 60
 
 
 def _invalid(message: str) -> InvalidError:
@@ -65,8 +69,21 @@ class Tournaments:
         self.limits = limits
         self.clock_minimums = clock_minimums
 
-    async def create(self, actor: Actor, body: dict[str, Any]) -> dict[str, Any]:
-        """A new tournament organised by ``actor`` (its view; 422 ``invalid_tournament``)."""
+    async def create(
+        self, actor: Actor, body: dict[str, Any], idempotency: Idempotency | None = None
+    ) -> Result:
+        """A new tournament organised by ``actor`` (201 and its view; 422
+        ``invalid_tournament``); a retry with the same Idempotency-Key gets the first answer."""
+        if idempotency is not None:
+            async with self.db.read() as session:
+                kept = await idempotent_response(session, actor.player_id, idempotency.key)
+            if kept is not None:
+                if kept.fingerprint != idempotency.fingerprint:
+                    raise ConflictError(
+                        "idempotency_key_reused",
+                        "this Idempotency-Key was used for a different request",
+                    )
+                return Result(kept.status_code, kept.body, replayed=True)
         kind = body["format"]
         rules = body.get("rules") or {}
         make_ruleset(body["preset"], rules)  # the engine's refusal, if any
@@ -82,8 +99,9 @@ class Tournaments:
         if not 2 <= capacity <= self.limits.max_entrants:
             raise _invalid(f"capacity is 2 to {self.limits.max_entrants}")
         duration, rounds, days = body.get("duration"), body.get("rounds"), body.get("round_days")
-        if kind == "arena" and not (duration and 60 <= duration <= self.limits.max_duration):
-            raise _invalid(f"an arena needs a duration of 60 to {self.limits.max_duration} s")
+        shortest, longest = self.limits.min_duration, self.limits.max_duration
+        if kind == "arena" and not (duration and shortest <= duration <= longest):
+            raise _invalid(f"an arena lasts {shortest} to {longest} s")
         if kind == "swiss" and not (rounds and 1 <= rounds <= self.limits.max_rounds):
             raise _invalid(f"a Swiss needs 1 to {self.limits.max_rounds} rounds")
         if kind == "arena" and (rounds or days):
@@ -97,34 +115,49 @@ class Tournaments:
                     f"you organise {self.limits.max_open} tournaments not finished",
                 )
             tournament_id = uuid.uuid4().hex
-            await store.add(
-                session,
-                {
-                    "id": tournament_id,
-                    "organiser_id": actor.player_id,
-                    "name": body.get("name") or f"{kind.title()} {body['preset']}",
-                    "format": kind,
-                    "preset": body["preset"],
-                    "rules": rules,
-                    "clock": body.get("clock"),
-                    "rated": bool(body.get("rated")),
-                    "admits": body.get("admits") or "humans",
-                    "capacity": capacity,
-                    "starts_at": starts_at,
-                    "duration_seconds": duration if kind == "arena" else None,
-                    "rounds": rounds if kind == "swiss" else None,
-                    "round_days": days if kind == "swiss" else None,
-                    "status": "upcoming",
-                    "round": 0,
-                    "round_deadline": None,
-                    "ends_at": starts_at + timedelta(seconds=duration) if duration else None,
-                    "created_at": now,
-                    "finished_at": None,
-                    "lease_owner": None,
-                    "lease_until": None,
-                },
-            )
-        return await self.view(tournament_id, actor)
+            values = {
+                "id": tournament_id,
+                "organiser_id": actor.player_id,
+                "name": body.get("name") or f"{kind.title()} {body['preset']}",
+                "format": kind,
+                "preset": body["preset"],
+                "rules": rules,
+                "clock": body.get("clock"),
+                "rated": bool(body.get("rated")),
+                "admits": body.get("admits") or "humans",
+                "capacity": capacity,
+                "starts_at": starts_at,
+                "duration_seconds": duration if kind == "arena" else None,
+                "rounds": rounds if kind == "swiss" else None,
+                "round_days": days if kind == "swiss" else None,
+                "status": "upcoming",
+                "round": 0,
+                "round_deadline": None,
+                "ends_at": starts_at + timedelta(seconds=duration) if duration else None,
+                "created_at": now,
+                "finished_at": None,
+                "lease_owner": None,
+                "lease_until": None,
+            }
+            await store.add(session, values)
+            view = {
+                **_summary(values, 0),
+                "organiser": {"id": actor.player_id, "name": actor.name},
+                "entrants": [],
+                "standings": [],
+                "rounds": [],
+                "you": None,
+                "server_time": _iso(now),
+            }
+            if idempotency is not None:
+                key, fingerprint = idempotency.key, idempotency.fingerprint
+                await session.run_sync(
+                    lambda s: save_idempotent(
+                        s.connection(), actor.player_id, key, fingerprint=fingerprint,
+                        status_code=201, body=view,
+                    )
+                )  # fmt: skip
+        return Result(201, view)
 
     async def _entry_open(self, session: Any, tournament_id: str) -> Tournament:
         row = await store.get_for_update(session, tournament_id)
@@ -214,7 +247,7 @@ class Tournaments:
             counts = await store.counts(session, [r.id for r in rows])
         return {
             "status": status,
-            "tournaments": [_summary(r, counts.get(r.id, 0)) for r in rows],
+            "tournaments": [_summary(store.values_of(r), counts.get(r.id, 0)) for r in rows],
             "offset": offset,
             "limit": limit,
         }
@@ -243,7 +276,7 @@ class Tournaments:
             (e for e in entrants if e.player_id == actor.player_id), None
         )  # fmt: skip
         return {
-            **_summary(row, present),
+            **_summary(store.values_of(row), present),
             "organiser": {"id": row.organiser_id, "name": organiser},
             "entrants": export["entrants"],
             "standings": standings(export),
@@ -279,27 +312,28 @@ def _entrant(
     }
 
 
-def _summary(row: Tournament, entrant_count: int) -> dict[str, Any]:
+def _summary(row: Mapping[str, Any], entrant_count: int) -> dict[str, Any]:
+    """A tournament's row (``store.tournaments.values_of``) as the listings show it."""
     return {
-        "tournament_id": row.id,
-        "name": row.name,
-        "format": row.format,
-        "status": row.status,
-        "preset": row.preset,
-        "rules": row.rules,
-        "clock": row.clock,
-        "rated": row.rated,
-        "admits": row.admits,
-        "capacity": row.capacity,
+        "tournament_id": row["id"],
+        "name": row["name"],
+        "format": row["format"],
+        "status": row["status"],
+        "preset": row["preset"],
+        "rules": row["rules"],
+        "clock": row["clock"],
+        "rated": row["rated"],
+        "admits": row["admits"],
+        "capacity": row["capacity"],
         "entrant_count": entrant_count,
-        "starts_at": _iso(row.starts_at),
-        "ends_at": _iso(row.ends_at),
-        "duration": row.duration_seconds,
-        "rounds_total": row.rounds,
-        "round_days": row.round_days,
-        "round": row.round,
-        "round_deadline": _iso(row.round_deadline),
-        "finished_at": _iso(row.finished_at),
+        "starts_at": _iso(row["starts_at"]),
+        "ends_at": _iso(row["ends_at"]),
+        "duration": row["duration_seconds"],
+        "rounds_total": row["rounds"],
+        "round_days": row["round_days"],
+        "round": row["round"],
+        "round_deadline": _iso(row["round_deadline"]),
+        "finished_at": _iso(row["finished_at"]),
     }
 
 
@@ -320,6 +354,8 @@ def build_export(
                 "status": p.status,
                 "winner": p.winner,
                 "record_id": match_id(p.table_id, 1) if decided and p.table_id else None,
+                "created_at": _iso(p.created_at),
+                "finished_at": _iso(p.finished_at),
             }
         )
     return {

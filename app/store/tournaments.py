@@ -33,6 +33,11 @@ PAIRINGS = cast(sa.Table, TournamentPairing.__table__)
 ACTIVE = ("upcoming", "running")
 
 
+def values_of(row: Tournament) -> dict[str, Any]:
+    """A tournament's row as plain values, by column."""
+    return {c.key: getattr(row, c.key) for c in TOURNAMENTS.columns}
+
+
 async def add(session: AsyncSession, values: dict[str, Any]) -> None:
     await session.execute(insert(TOURNAMENTS), values)
 

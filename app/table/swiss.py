@@ -9,10 +9,13 @@ played, who had a bye and each entrant's first-deal balance, and returns the rou
 2. An odd number: the bye goes to the lowest-ranked entrant who has not had one (then to
    the lowest-ranked), provided the rest can still be paired without a repeat.
 3. Pair from the top: each entrant meets, among the unpaired, first those of its own score
-   group, and within it the one half the group further down (the top half meets the bottom
-   half, as in the Dutch system); a pair already played is never chosen. A depth-first search
+   group, and within it one due the other first deal, then the one half the group further
+   down (the top half meets the bottom half, as in the Dutch system); a pair already played
+   is never chosen. A depth-first search
    undoes a choice that leaves the rest unpairable, so a round without a repeat is found
-   whenever one exists (only then, and only when none exists, a repeat is allowed).
+   whenever one exists (only when none exists, a repeat is allowed). Of two entrants who
+   both dealt first (or second) twice more than the other way, one would go to three: that
+   pair is avoided as long as a round without it exists.
 4. Of each pair, the entrant who dealt first less often (first deals minus second) deals
    first; on equal balance, the higher-ranked one.
 """
@@ -61,13 +64,21 @@ def pair_round(
 ) -> Round:
     """The next round (see the module docstring)."""
     order = ranked(players)
-    for allow_repeats in (False, True):
+    for allow_repeats, allow_clash in ((False, False), (False, True), (True, True)):
         for bye in _bye_candidates(order, had_bye):
             rest = [p for p in order if p.id != bye]
-            pairs = _pair(rest, played, allow_repeats)
+            pairs = _pair(rest, played, balance, allow_repeats=allow_repeats,
+                          allow_clash=allow_clash)  # fmt: skip
             if pairs is not None:
                 return Round([_dealer_first(a, b, balance) for a, b in pairs], bye)
     raise AssertionError("a round can always be paired when repeats are allowed")
+
+
+def _clash(a: str, b: str, balance: Mapping[str, int]) -> bool:
+    """Both due the same side by 2 or more: one of them would go to 3 (chess's absolute
+    colour rule)."""
+    x, y = balance.get(a, 0), balance.get(b, 0)
+    return (x >= 2 and y >= 2) or (x <= -2 and y <= -2)
 
 
 def _bye_candidates(order: list[Player], had_bye: set[str]) -> list[str | None]:
@@ -78,7 +89,12 @@ def _bye_candidates(order: list[Player], had_bye: set[str]) -> list[str | None]:
 
 
 def _pair(
-    order: list[Player], played: set[frozenset[str]], allow_repeats: bool
+    order: list[Player],
+    played: set[frozenset[str]],
+    balance: Mapping[str, int],
+    *,
+    allow_repeats: bool,
+    allow_clash: bool,
 ) -> list[tuple[Player, Player]] | None:
     steps = [0]
 
@@ -89,8 +105,10 @@ def _pair(
         if steps[0] > SEARCH_STEPS:
             return None
         top, others = left[0], left[1:]
-        for other in _preferred(top, others):
+        for other in _preferred(top, others, balance):
             if not allow_repeats and pair_key(top.id, other.id) in played:
+                continue
+            if not allow_clash and _clash(top.id, other.id, balance):
                 continue
             rest = search([p for p in others if p is not other])
             if rest is not None:
@@ -100,16 +118,19 @@ def _pair(
     return search(order)
 
 
-def _preferred(top: Player, others: list[Player]) -> list[Player]:
-    """Opponents for ``top`` in order of preference: own score group first, at half its
-    size further down; then the nearest scores."""
+def _preferred(top: Player, others: list[Player], balance: Mapping[str, int]) -> list[Player]:
+    """Opponents for ``top`` in order of preference: own score group first, one due the other
+    side first, at half the group's size further down; then the nearest scores."""
     group = [p for p in others if p.score == top.score]
     half = (len(group) + 1) // 2  # ``top`` itself is the group's first
+    mine = balance.get(top.id, 0)
 
-    def key(item: tuple[int, Player]) -> tuple[float, int, int]:
+    def key(item: tuple[int, Player]) -> tuple[float, int, int, int]:
         index, p = item
         offset = abs(index + 1 - half) if p.score == top.score else 0
-        return (abs(top.score - p.score), offset, index)
+        theirs = balance.get(p.id, 0)
+        same_side = int(mine * theirs > 0)
+        return (abs(top.score - p.score), same_side, offset, index)
 
     return [p for _, p in sorted(enumerate(others), key=key)]
 

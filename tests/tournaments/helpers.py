@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -77,17 +76,3 @@ def pairs_of(tournament: JSON) -> list[frozenset[str]]:
         for p in r["pairings"]
         if p["seat1"] is not None
     ]
-
-
-def overlapping(tournament: JSON, log: list[tuple[str, float, float]]) -> bool:
-    """Whether an entrant's matches overlap in time (start, end per table, from ``log``)."""
-    by_entrant: dict[str, list[tuple[float, float]]] = {}
-    spans = {t: (s, e) for t, s, e in log}
-    for r in tournament["rounds"]:
-        for p in r["pairings"]:
-            if p["table_id"] in spans:
-                for who in (p["seat0"], p["seat1"]):
-                    by_entrant.setdefault(who, []).append(spans[p["table_id"]])
-    return any(
-        b[0] < a[1] for spans_ in by_entrant.values() for a, b in pairwise(sorted(spans_))
-    )

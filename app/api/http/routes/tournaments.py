@@ -8,7 +8,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.http.deps import TOKEN_OPTIONAL, CurrentActor, ViewerDep
+from app.api.http.deps import IDEMPOTENT, TOKEN_OPTIONAL, CommandCaller, CurrentActor, ViewerDep
+from app.api.http.routes.common import command_response
 from app.api.http.schemas.common import error_responses
 from app.api.http.schemas.tournaments import (
     BotEntryBody,
@@ -35,15 +36,16 @@ TournamentsDep = Annotated[Tournaments, Depends(_tournaments)]
     status_code=201,
     response_model=TournamentOut,
     responses=error_responses(401, 409, 413, 422),
+    openapi_extra=IDEMPOTENT,
 )
 async def create_tournament(
-    body: TournamentCreate, actor: CurrentActor, tournaments: TournamentsDep
+    body: TournamentCreate, caller: CommandCaller, tournaments: TournamentsDep
 ) -> JSONResponse:
     """Create an arena (``duration``) or a Swiss (``rounds``); you are its organiser (not an
     entrant: join to play). It starts at ``starts_at``, or when you start it."""
     data = body.model_dump()
     data["clock"] = None if body.clock is None else body.clock.model_dump(exclude_none=True)
-    return JSONResponse(await tournaments.create(actor, data), status_code=201)
+    return command_response(await tournaments.create(caller.actor, data, caller.idempotency))
 
 
 @router.get(
@@ -65,7 +67,7 @@ async def list_tournaments(
 @router.get(
     "/v1/tournaments/{tournament_id}",
     response_model=TournamentOut,
-    responses=error_responses(401, 404),
+    responses=error_responses(401, 404, 422),
     openapi_extra=TOKEN_OPTIONAL,
 )
 async def get_tournament(
@@ -78,7 +80,7 @@ async def get_tournament(
 @router.get(
     "/v1/tournaments/{tournament_id}/export",
     response_model=TournamentExportOut,
-    responses=error_responses(404),
+    responses=error_responses(404, 422),
     openapi_extra=TOKEN_OPTIONAL,
 )
 async def export_tournament(tournament_id: str, tournaments: TournamentsDep) -> dict[str, Any]:
@@ -90,7 +92,7 @@ async def export_tournament(tournament_id: str, tournaments: TournamentsDep) -> 
 @router.post(
     "/v1/tournaments/{tournament_id}/join",
     response_model=TournamentOut,
-    responses=error_responses(401, 403, 404, 409),
+    responses=error_responses(401, 403, 404, 409, 422),
 )
 async def join_tournament(
     tournament_id: str, actor: CurrentActor, tournaments: TournamentsDep
@@ -102,7 +104,7 @@ async def join_tournament(
 @router.post(
     "/v1/tournaments/{tournament_id}/withdraw",
     response_model=TournamentOut,
-    responses=error_responses(401, 404, 409),
+    responses=error_responses(401, 404, 409, 422),
 )
 async def withdraw_from_tournament(
     tournament_id: str, actor: CurrentActor, tournaments: TournamentsDep
@@ -126,7 +128,7 @@ async def enter_tournament_bot(
 @router.post(
     "/v1/tournaments/{tournament_id}/start",
     response_model=TournamentOut,
-    responses=error_responses(401, 403, 404, 409),
+    responses=error_responses(401, 403, 404, 409, 422),
 )
 async def start_tournament(
     tournament_id: str, actor: CurrentActor, tournaments: TournamentsDep

@@ -28,6 +28,8 @@ _PAIRING = {
     "status": "finished",
     "winner": PLAYER_ID,
     "record_id": f"{TABLE_ID}-1",
+    "created_at": "2026-12-04T19:00:01Z",
+    "finished_at": "2026-12-04T19:09:40Z",
 }
 _ROUNDS = [{"number": 1, "pairings": [_PAIRING]}]
 _STANDING = {
@@ -128,6 +130,8 @@ class PairingOut(BaseModel):
     status: Literal["playing", "finished", "drawn", "bye", "unfinished"]
     winner: str | None
     record_id: str | None = Field(description="the match record (GET /v1/matches/{id}/record)")
+    created_at: str = Field(description="when it was paired")
+    finished_at: str | None = Field(description="when its result was recorded")
 
 
 class RoundOut(BaseModel):
