@@ -65,6 +65,7 @@ class TournamentRunner:
         self.owner = leases.owner_id()
         self.paired = 0  # pairings this process wrote
         self._opened: set[str] = set()  # tables this process made (or found made)
+        self._held: set[str] = set()  # tournaments whose lease this process holds
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -108,8 +109,13 @@ class TournamentRunner:
         """One look at a tournament, if this process holds (or takes) its lease."""
         now = utcnow()
         async with self.db.write() as session:
-            if not await store.claim(session, tournament_id, self.owner, now, now + self.lease):
-                return
+            held = await store.claim(session, tournament_id, self.owner, now, now + self.lease)
+        if not held:
+            self._held.discard(tournament_id)
+            return
+        if tournament_id not in self._held:
+            self._held.add(tournament_id)
+            log.info("tournament %s: scheduled by this process", tournament_id)
         async with self.db.read() as session:
             row = await store.get(session, tournament_id)
             entrants = list(await store.entrants(session, tournament_id))
