@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 
 # Events after which a tournament may have a result to record.
 FINISH_EVENTS = frozenset({"match_over", "match_aborted"})
+# Tables a scheduler makes at once.
+OPENING = 8
 
 
 class TournamentRunner:
@@ -172,19 +174,29 @@ class TournamentRunner:
     async def _open_tables(
         self, row: Tournament, entrants: list[TournamentEntrant], pairings: list[TournamentPairing]
     ) -> None:
+        """Make the tables of the pairings being played not made here yet, ``OPENING`` at once
+        (an arena's first batch is half its entrants)."""
         by_id = {e.entrant_id: e for e in entrants}
-        for p in pairings:
-            if p.status != "playing" or p.table_id is None or p.table_id in self._opened:
-                continue
-            if p.seat1 is None:
-                continue
+        todo = [
+            p
+            for p in pairings
+            if p.status == "playing" and p.table_id and p.seat1 and p.table_id not in self._opened
+        ]
+        gate = asyncio.Semaphore(OPENING)
+
+        async def open_one(p: TournamentPairing) -> None:
+            assert p.table_id is not None and p.seat1 is not None
             seats = (_seat(0, by_id[p.seat0]), _seat(1, by_id[p.seat1]))
-            try:
-                await self.service.open_paired(_table(row, p), seats, row.clock)
-            except ServiceError as exc:
-                log.error("tournament %s: table %s not opened: %s", row.id, p.table_id, exc.code)
-                continue
+            async with gate:
+                try:
+                    await self.service.open_paired(_table(row, p), seats, row.clock)
+                except ServiceError as exc:
+                    log.error("tournament %s: table %s not opened: %s", row.id, p.table_id,
+                              exc.code)  # fmt: skip
+                    return
             self._opened.add(p.table_id)
+
+        await asyncio.gather(*(open_one(p) for p in todo))
 
     async def _record(self, row: Tournament, pairings: list[TournamentPairing]) -> bool:
         playing = {p.table_id: p for p in pairings if p.status == "playing" and p.table_id}
