@@ -6,8 +6,9 @@ played, who had a bye and each entrant's first-deal balance, and returns the rou
 (the first of each pair deals the first hand) and its bye.
 
 1. Order the entrants by score, then rating (the seed order breaks a tie).
-2. An odd number: the bye goes to the lowest-ranked entrant who has not had one (then to
-   the lowest-ranked), provided the rest can still be paired without a repeat.
+2. An odd number: the bye goes to the lowest-ranked entrant who has not had one, provided the
+   rest can still be paired without a repeat (when no such entrant leaves a round without a
+   repeat, to the lowest-ranked who leaves one).
 3. Pair from the top: each entrant meets, among the unpaired, first those of its own score
    group, and within it one due the other first deal, then the one half the group further
    down (the top half meets the bottom half, as in the Dutch system); a pair already played
@@ -64,8 +65,12 @@ def pair_round(
 ) -> Round:
     """The next round (see the module docstring)."""
     order = ranked(players)
-    for allow_repeats, allow_clash in ((False, False), (False, True), (True, True)):
-        for bye in _bye_candidates(order, had_bye):
+    fresh, again = _bye_candidates(order, had_bye)
+    # In order: no repeat, then a bye to one who had none, then the first-deal rule.
+    passes = [(False, fresh, False), (False, fresh, True), (False, again, False),
+              (False, again, True), (True, fresh + again, True)]  # fmt: skip
+    for allow_repeats, byes, allow_clash in passes:
+        for bye in byes:
             rest = [p for p in order if p.id != bye]
             pairs = _pair(rest, played, balance, allow_repeats=allow_repeats,
                           allow_clash=allow_clash)  # fmt: skip
@@ -81,11 +86,15 @@ def _clash(a: str, b: str, balance: Mapping[str, int]) -> bool:
     return (x >= 2 and y >= 2) or (x <= -2 and y <= -2)
 
 
-def _bye_candidates(order: list[Player], had_bye: set[str]) -> list[str | None]:
+def _bye_candidates(
+    order: list[Player], had_bye: set[str]
+) -> tuple[list[str | None], list[str | None]]:
+    """Who may have the bye, lowest-ranked first: those who had none, then the others (no
+    bye at all for an even number)."""
     if len(order) % 2 == 0:
-        return [None]
-    bottom_up: list[str | None] = [p.id for p in reversed(order)]
-    return [i for i in bottom_up if i not in had_bye] + [i for i in bottom_up if i in had_bye]
+        return [None], []
+    bottom_up = [p.id for p in reversed(order)]
+    return [i for i in bottom_up if i not in had_bye], [i for i in bottom_up if i in had_bye]
 
 
 def _pair(
