@@ -99,6 +99,8 @@ export function TournamentPage({ id, switchLang }: { id: string; switchLang: () 
         </section>
         <section class="panel">
           <h3>{t("tourStandings")}</h3>
+          {view.standings.length === 0 && <p>{t("tourNoEntrants")}</p>}
+          {view.standings.length > 0 && (
           <table class="tour-standings">
             <thead>
               <tr>
@@ -123,6 +125,7 @@ export function TournamentPage({ id, switchLang }: { id: string; switchLang: () 
               ))}
             </tbody>
           </table>
+          )}
         </section>
         {view.standings.some((s) => s.progress.length > 0) && (
           <section class="panel">
