@@ -40,6 +40,7 @@ from app.api.http.routes import (
     reviews,
     tables,
     tickets,
+    tournaments,
     web,
 )
 from app.api.http.schemas.common import RATE_LIMITED
@@ -57,11 +58,14 @@ from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
+from app.service.tournaments import Limits as TournamentLimits
+from app.service.tournaments import Tournaments
 from app.service.workers.bot_pool import BotPool
 from app.service.workers.bots import BotRunner
 from app.service.workers.deadlines import DeadlineRunner
 from app.service.workers.dispatcher import Dispatcher
 from app.service.workers.reviews import Reviews
+from app.service.workers.tournaments import TournamentRunner
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
 from app.table.clock import Minimums
@@ -210,6 +214,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.deadlines = deadlines
         await deadlines.start()
+        app.state.tournaments = Tournaments(
+            db,
+            TournamentLimits(
+                settings.tournament_max_entrants,
+                settings.tournament_max_rounds,
+                settings.tournament_max_duration,
+                settings.tournament_max_open,
+                settings.tournament_min_duration,
+            ),
+            clock_minimums,
+        )
+        scheduler = app.state.scheduler = TournamentRunner(
+            service,
+            scan_interval=settings.tournament_scan_interval,
+            lease_seconds=settings.tournament_lease_seconds,
+        )
+        await scheduler.start()
         targets = Targets(
             allow_http=settings.webhook_allow_http,
             allow_private=settings.webhook_allow_private,
@@ -256,6 +277,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 parking.close()  # its sockets were closed by the server's shutdown
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
+            await scheduler.stop()
             await deadlines.stop()
             await dispatcher.stop()
             await sender.close()
@@ -315,6 +337,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         health,
         ratings,
         push,
+        tournaments,
     ):
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)

@@ -59,6 +59,17 @@ class Settings(BaseSettings):
     bot_discard_delay: float = 0.45
     bot_scan_interval: float = 0.5
     bot_lease_seconds: float = 2.0
+    # Tournaments (docs/tournaments.md): how often each process looks for tournaments to
+    # pair or advance, and how long its claim on one (the scheduler's lease) lasts unrenewed;
+    # the largest capacity, number of Swiss rounds and arena duration (seconds) a tournament
+    # may have, the shortest arena, and how many not finished one player may organise.
+    tournament_scan_interval: float = 0.5
+    tournament_lease_seconds: float = 3.0
+    tournament_max_entrants: int = 256
+    tournament_max_rounds: int = 15
+    tournament_max_duration: int = 86400
+    tournament_max_open: int = 5
+    tournament_min_duration: int = 60
     # Bot decisions run in this many worker processes at this niceness
     # (app.service.workers.bot_pool). Hard's search budget: playouts per decision (the work; about
     # 150 ms of CPU on a 2-core test machine) and a wall-time cap in ms; both are lowered when

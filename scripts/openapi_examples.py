@@ -96,6 +96,27 @@ async def _collect(ws: ClientConnection, into: dict[str, JSON]) -> None:
         into.setdefault(message["type"], message)
 
 
+async def _tournament(rec: Recorder, ada: Player, bo: Player) -> None:
+    """A Swiss of one round: Bo joins and withdraws, two bots play it to its end."""
+    body = {"format": "swiss", "name": "Friday Swiss", "rounds": 1, "rules": {"target": 10},
+            "admits": "both", "capacity": 16}  # fmt: skip
+    r = await rec.call("POST", "/v1/tournaments", ada, body)
+    tid = r.json()["tournament_id"]
+    await rec.call("POST", "/v1/tournaments/{tournament_id}/join", bo, tournament_id=tid)
+    await rec.call("POST", "/v1/tournaments/{tournament_id}/withdraw", bo, tournament_id=tid)
+    for level in ("easy", "medium"):
+        await rec.call(
+            "POST", "/v1/tournaments/{tournament_id}/bots", ada, {"level": level},
+            tournament_id=tid,
+        )  # fmt: skip
+    await rec.call("POST", "/v1/tournaments/{tournament_id}/start", ada, tournament_id=tid)
+    while (await rec.http.get(f"/v1/tournaments/{tid}")).json()["status"] != "finished":
+        await asyncio.sleep(0.1)
+    await rec.call("GET", "/v1/tournaments/{tournament_id}", bo, tournament_id=tid)
+    await rec.call("GET", "/v1/tournaments/{tournament_id}/export", tournament_id=tid)
+    await rec.call("GET", "/v1/tournaments", query={"status": "finished", "limit": 10})
+
+
 async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
     messages: dict[str, JSON] = {}
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
@@ -279,6 +300,7 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
             bo,
             subscription_id=pushed["id"],
         )
+        await _tournament(rec, ada, bo)
         await rec.call("GET", "/v1/leaderboards/{category}", category="standard")
         await rec.call("GET", "/v1/players/{player_id}", player_id=ada.id)
         await rec.call("GET", "/healthz")

@@ -17,6 +17,7 @@ The first difference raises ``RecordMismatchError`` naming where it is (``hand 3
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Mapping
@@ -175,10 +176,17 @@ def _same(where: str, name: str, given: Any, engine: Any) -> None:
 
 def main(argv: list[str]) -> int:
     """Verify each file named; 0 when all verify, 1 at the first difference, 2 on bad use."""
-    if not argv:
-        print("usage: python -m app.engine.verify RECORD.json [...]", file=sys.stderr)
-        return 2
-    for name in argv:
+    parser = argparse.ArgumentParser(
+        prog="python -m app.engine.verify",
+        description="Verify match records: re-deal every hand, check every commitment, "
+        "replay every action.",
+    )
+    parser.add_argument("records", nargs="+", metavar="RECORD.json", help="a match record")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    for name in args.records:
         try:
             record = json.loads(Path(name).read_text(encoding="utf-8"))
             done = verify(record)

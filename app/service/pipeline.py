@@ -46,10 +46,7 @@ from sqlalchemy.exc import IntegrityError
 from app.bus.hub import Hub, Notification
 from app.bus.message import Sent
 from app.engine import Event, MatchState, RuleError, make_ruleset
-from app.errors import (
-    ConflictError,
-    ServiceError,
-)
+from app.errors import ConflictError, NotFoundError, ServiceError
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT, TABLE_LOADS
 from app.service import names, ratings
@@ -60,6 +57,7 @@ from app.service.tokens import Tokens
 from app.store import Database, commits, tables
 from app.store.idempotency import idempotent_response, purge_idempotent, save_idempotent
 from app.table import clock as clocks
+from app.table import commands as orders
 from app.table import views
 from app.table.commands import DECK_DESIGNS, Actor, Chat, Command, Join, seat_of
 from app.table.decide import decide, stale
@@ -235,6 +233,29 @@ class TableService(TableQueries):
                 raise
             return replay
         return Result(201, body)
+
+    async def open_paired(
+        self, table: TableRow, seats: tuple[SeatInfo, SeatInfo], clock: dict[str, Any] | None
+    ) -> None:
+        """A tournament's table (its id chosen with the pairing) with both seats taken, and
+        its match started through the pipeline; again for the same id, only what is missing
+        (a scheduler that died between the two steps)."""
+        try:
+            loaded = await self.load(table.id)
+        except NotFoundError:
+            events = [orders.seat_event(table, info) for info in seats]
+            control = clocks.parse_control(clock, self.clock_minimums)
+            with contextlib.suppress(IntegrityError):  # another attempt wrote it first
+                await self.db.transact(
+                    lambda conn: tables.add_table(
+                        conn, table, seats[0], events[0], control, seat1=(seats[1], events[1])
+                    )
+                )
+        else:
+            if loaded.table.match_number:
+                return
+        with contextlib.suppress(ConflictError):  # started already
+            await self.submit(table.id, orders.SCHEDULER, orders.Begin())
 
     async def join(
         self,

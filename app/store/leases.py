@@ -50,7 +50,8 @@ async def claim_bot_seat(
         .values(bot_lease_owner=owner, bot_lease_until=until)
         .execution_options(synchronize_session=False)
     )
-    return bool(getattr(result, "rowcount", 0) == 1)
+    # Both seats at a table of two bots: they are claimed and released together.
+    return bool(getattr(result, "rowcount", 0) >= 1)
 
 
 async def release_bot_seats(session: AsyncSession, owner: str, table_id: str | None = None) -> None:

@@ -362,3 +362,75 @@ class PushSubscription(Base):
     p256dh: Mapped[str] = mapped_column(String(100))
     auth: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime]
+
+
+class Tournament(Base):
+    """An arena or Swiss tournament (migration 0012; ``app.service.tournaments``).
+
+    ``status`` is ``upcoming``, ``running`` or ``finished``; ``round`` is the Swiss round
+    paired last (an arena counts its pairings in it). The scheduler that pairs and advances it
+    runs in the one process holding ``lease_owner`` until ``lease_until``
+    (``app.service.workers.tournaments``).
+    """
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    organiser_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    name: Mapped[str] = mapped_column(String(80))
+    format: Mapped[str] = mapped_column(String(8))
+    preset: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]]
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    admits: Mapped[str] = mapped_column(String(8))
+    capacity: Mapped[int] = mapped_column(Integer)
+    starts_at: Mapped[datetime]
+    duration_seconds: Mapped[int | None] = mapped_column(Integer)
+    rounds: Mapped[int | None] = mapped_column(Integer)
+    round_days: Mapped[float | None] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    round: Mapped[int] = mapped_column(Integer, default=0)
+    round_deadline: Mapped[datetime | None]
+    ends_at: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_until: Mapped[datetime | None]
+
+
+class TournamentEntrant(Base):
+    """A player or built-in bot entered in a tournament (``entrant_id``: the player's id, or
+    ``bot-<level>-<n>``), with its rating when it entered."""
+
+    __tablename__ = "tournament_entrants"
+
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    entrant_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
+    bot_level: Mapped[str | None] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(40))
+    rating: Mapped[float] = mapped_column(Float)
+    joined_at: Mapped[datetime]
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class TournamentPairing(Base):
+    """One pairing of a round (or of an arena): ``seat0`` deals first; a bye has no ``seat1``
+    nor table. The table's id is chosen with the pairing, so a scheduler that dies between
+    the two writes creates that same table, never a second one. ``status``: ``playing``,
+    ``finished``, ``drawn`` (a round's deadline passed level), ``bye`` or ``unfinished`` (an
+    arena's end came first)."""
+
+    __tablename__ = "tournament_pairings"
+
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round: Mapped[int] = mapped_column(Integer)
+    seat0: Mapped[str] = mapped_column(String(40))
+    seat1: Mapped[str | None] = mapped_column(String(40))
+    table_id: Mapped[str | None] = mapped_column(String(32), index=True)
+    status: Mapped[str] = mapped_column(String(16))
+    winner: Mapped[str | None] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]

@@ -71,21 +71,32 @@ def add_table(
     seat0: SeatInfo,
     created: Event,
     clock: dict[str, Any] | None = None,
+    *,
+    seat1: tuple[SeatInfo, Event] | None = None,
 ) -> None:
-    """A new table, its creator in seat 0, its first log entry (seq 1), and its clock if any."""
+    """A new table, its creator in seat 0, its first log entry (seq 1), and its clock if any;
+    with ``seat1``, that seat taken too and its event at seq 2 (a tournament's pairing)."""
     conn.execute(insert(TABLES), {c.key: getattr(table, c.key) for c in TABLES.columns})
-    seat = {
-        "table_id": table.id,
-        "seat": seat0.seat,
-        "player_id": seat0.player_id,
-        "bot_level": seat0.bot_level,
-        "deck_design": seat0.deck_design,
-        "joined_at": table.created_at,
-        "bot_lease_owner": None,
-        "bot_lease_until": None,
-    }
-    conn.execute(insert(SEATS), seat)
-    conn.execute(INSERT_EVENTS, [_event_values(table.id, 1, 0, None, created, now=utcnow())])
+    taken = [(seat0, created)] if seat1 is None else [(seat0, created), seat1]
+    seats = [
+        {
+            "table_id": table.id,
+            "seat": info.seat,
+            "player_id": info.player_id,
+            "bot_level": info.bot_level,
+            "deck_design": info.deck_design,
+            "joined_at": table.created_at,
+            "bot_lease_owner": None,
+            "bot_lease_until": None,
+        }
+        for info, _ in taken
+    ]
+    conn.execute(insert(SEATS), seats)
+    now = utcnow()
+    conn.execute(
+        INSERT_EVENTS,
+        [_event_values(table.id, i, 0, None, e, now=now) for i, (_, e) in enumerate(taken, 1)],
+    )
     if clock is not None:
         conn.execute(insert(CLOCKS), {"table_id": table.id, "state": clock, "deadline": None})
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, Protocol, get_args
+from typing import Any, Literal, Protocol, get_args
 
 from app.bots import DISPLAY_NAMES
 from app.engine import Action, Event, Ruleset, apply, new_match
 from app.errors import ConflictError, ForbiddenError, InvalidError
-from app.table.model import Change, Loaded, SeatInfo
+from app.table.model import Change, Loaded, SeatInfo, TableRow
 
 # The deck designs a seat may choose, listed once: the schema (``app.api.http.schemas.tables``)
 # takes the type, and the OpenAPI with it.
@@ -183,7 +183,39 @@ class AnswerRematch:
         return Change([Event("rematch_declined", {"seat": seat})], rematch_offer=None)
 
 
+# The actor of a tournament's scheduler (``app.service.workers.tournaments``): no token
+# resolves to it (players' ids are hex).
+SCHEDULER = Actor("tournament", "tournament")
+
+
+@dataclass(frozen=True, slots=True)
+class Begin:
+    """A tournament's scheduler starts the match of a table it paired (both seats taken)."""
+
+    def decide(self, ctx: Context) -> Change:
+        if ctx.actor != SCHEDULER:
+            raise ForbiddenError("not_scheduler", "only the tournament starts a paired table")
+        if ctx.loaded.table.match_number:
+            raise ConflictError("match_already_started", "the match has started already")
+        if ctx.loaded.seat_info(1) is None:
+            raise ConflictError("waiting_for_opponent", "seat 1 is empty")
+        return _start(ctx)
+
+
 BOT_SEAT = 1
+
+
+def seat_event(table: TableRow, info: SeatInfo) -> Event:
+    """The log's entry for a seat a tournament's table opens with."""
+    bot = info.bot_level
+    name = info.player_name if bot is None else DISPLAY_NAMES.get(bot, bot)
+    who: dict[str, Any] = {"id": info.player_id, "name": name}
+    if info.seat == 0:
+        data = {"preset": table.preset, "rules": table.rules, "seat": 0, "player": who}
+        return Event("table_created", {**data, "deck_design": info.deck_design})
+    if bot is not None:
+        return Event("bot_seated", {"seat": 1, "bot": {"level": bot, "name": name}})
+    return Event("player_joined", {"seat": 1, "player": who, "deck_design": info.deck_design})
 
 
 def _creator(ctx: Context, doing: str) -> None:

@@ -54,6 +54,14 @@ NOT_REPLAYED = {
     "put /v1/players/me/notifications",
     # A test ping is a probe: each one is sent anew and changes nothing but the webhook's health.
     "post /v1/players/me/webhook/test",
+    # Tournaments: joining, withdrawing and starting set a state (a retry of a join or a start
+    # is refused with already_entered or tournament_started, one of a withdrawal changes
+    # nothing); a bot entry is the organiser's, bounded by the capacity, its answer listing
+    # the entrants.
+    "post /v1/tournaments/{tournament_id}/join",
+    "post /v1/tournaments/{tournament_id}/withdraw",
+    "post /v1/tournaments/{tournament_id}/bots",
+    "post /v1/tournaments/{tournament_id}/start",
 }
 
 

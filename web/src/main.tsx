@@ -8,6 +8,8 @@ import { registerWorker } from "./push";
 import { ReplayPage } from "./replay/page";
 import { StartPage } from "./start";
 import { TablePage } from "./table/page";
+import { TournamentList } from "./tournaments/list";
+import { TournamentPage } from "./tournaments/page";
 import "./style.css";
 
 function App() {
@@ -34,6 +36,10 @@ function App() {
   if (match) {
     const invite = new URLSearchParams(location.search).get("invite");
     return <TablePage key={match[1] + lang} id={match[1]} invite={invite} switchLang={switchLang} />;
+  }
+  const tour = /^\/tournaments(?:\/([0-9a-f]+))?\/?$/.exec(location.pathname);
+  if (tour) {
+    return tour[1] ? <TournamentPage key={tour[1] + lang} id={tour[1]} switchLang={switchLang} /> : <TournamentList key={lang} switchLang={switchLang} />;
   }
   return <StartPage key={path + lang} switchLang={switchLang} />;
 }

@@ -147,6 +147,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
       </header>
       <main class="start-main">
         <p class="tagline">{t("tagline")}</p>
+        <a class="tour-entry" href="/tournaments" onClick={(e) => { e.preventDefault(); navigate("/tournaments"); }}>{t("tournaments")} →</a>
         <form class="panel" onSubmit={(e) => e.preventDefault()}>
           <NameField value={name} onInput={setName} missing={nameMissing && !name.trim()} />
           <fieldset>

@@ -10,7 +10,8 @@ When a bot may act (its turn, in the view's legal actions) it first pauses like 
 (``bot_draw_delay`` before drawing or taking the upcard, ``bot_discard_delay`` before discarding
 or knocking), so a player sees what it took before what it threw. It never deals the next hand
 nor starts a rematch: either seat may do both, so it never holds them up, and the person decides
-when they have read the result.
+when they have read the result. At a table of two bots (a tournament pairs them), the bots
+play both seats through one lease, and deal the next hand themselves.
 
 Exactly one actor per bot seat, across any number of server processes on one database:
 
@@ -55,6 +56,8 @@ log = logging.getLogger(__name__)
 
 # Actions a person takes when they choose to: a bot never does them by itself.
 NOT_FOR_BOTS = frozenset({"resign", "next_hand"})
+# What no bot does when two bots play each other.
+ALONE = frozenset({"resign"})
 # Events after which a table may have a bot to drive.
 WAKE_EVENTS = frozenset({"bot_seated", "match_started"})
 
@@ -159,17 +162,23 @@ class BotRunner:
                 if not await self._claim(table_id):
                     return True  # another process acts for this bot
                 loaded = await self.service.load(table_id)
-                bot = next((s for s in loaded.seats if s.bot_level is not None), None)
                 state = loaded.state
-                if bot is None or bot.bot_level is None or state is None:
+                if state is None or state.status != "playing":
                     break
-                if state.status != "playing":
+                bots = [s for s in loaded.seats if s.bot_level is not None]
+                if not bots:
                     break
-                actor = Actor.bot(bot.seat, bot.bot_level)
-                view = self.service.render(loaded, actor)["game"]
-                actions = set(view["legal"]["actions"]) - NOT_FOR_BOTS
-                if actions:
-                    await self._act(loaded, actor, bot.bot_level, view, actions)
+                # With no person at the table (a tournament's pairing of two bots), a bot
+                # deals the next hand: nobody else would.
+                not_for = NOT_FOR_BOTS if any(s.player_id for s in loaded.seats) else ALONE
+                for bot in bots:
+                    assert bot.bot_level is not None
+                    actor = Actor.bot(bot.seat, bot.bot_level)
+                    view = self.service.render(loaded, actor)["game"]
+                    actions = set(view["legal"]["actions"]) - not_for
+                    if actions:
+                        await self._act(loaded, actor, bot.bot_level, view, actions)
+                        break
                 else:
                     await self._changed(changes)
             else:
