@@ -956,6 +956,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tournaments
+         * @description Tournaments of one status: upcoming soonest first, running and finished latest first.
+         */
+        get: operations["list_tournaments_v1_tournaments_get"];
+        put?: never;
+        /**
+         * Create Tournament
+         * @description Create an arena (``duration``) or a Swiss (``rounds``); you are its organiser (not an
+         *     entrant: join to play). It starts at ``starts_at``, or when you start it.
+         */
+        post: operations["create_tournament_v1_tournaments_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Tournament
+         * @description Status, entrants, standings (with tie-breaks) and every round's pairings.
+         */
+        get: operations["get_tournament_v1_tournaments__tournament_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter Tournament Bot
+         * @description The organiser enters a built-in bot (a tournament that admits bots).
+         */
+        post: operations["enter_tournament_bot_v1_tournaments__tournament_id__bots_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Tournament
+         * @description Entrants, rounds and pairings with each match's record id and result: what
+         *     ``python -m app.table.standings`` recomputes the standings from (docs/tournaments.md).
+         */
+        get: operations["export_tournament_v1_tournaments__tournament_id__export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join Tournament
+         * @description Enter (before or during it; in an arena, after withdrawing, resume).
+         */
+        post: operations["join_tournament_v1_tournaments__tournament_id__join_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start Tournament
+         * @description The organiser starts it now (two entrants at least).
+         */
+        post: operations["start_tournament_v1_tournaments__tournament_id__start_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw From Tournament
+         * @description Leave: no further pairing (an arena keeps your points: join again to resume).
+         */
+        post: operations["withdraw_from_tournament_v1_tournaments__tournament_id__withdraw_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ws-tickets": {
         parameters: {
             query?: never;
@@ -1037,6 +1183,14 @@ export interface components {
          * @description The level of the bot to seat (or to switch to, between matches).
          */
         BotBody: {
+            /**
+             * Level
+             * @enum {string}
+             */
+            level: "easy" | "medium" | "hard";
+        };
+        /** BotEntryBody */
+        BotEntryBody: {
             /**
              * Level
              * @enum {string}
@@ -1294,12 +1448,51 @@ export interface components {
              */
             source: "stock" | "discard";
         };
+        /** EntrantOut */
+        EntrantOut: {
+            /** Bot Level */
+            bot_level: string | null;
+            /**
+             * Id
+             * @description the player's id, or bot-<level>-<n> for a built-in bot
+             */
+            id: string;
+            /** Name */
+            name: string;
+            /** Player Id */
+            player_id: string | null;
+            /**
+             * Rating
+             * @description the rating when it entered (Glicko-2 scale)
+             */
+            rating: number;
+            /** Withdrawn */
+            withdrawn: boolean;
+        };
         /** ErrorOut */
         ErrorOut: {
             /** Code */
             code: string;
             /** Message */
             message: string;
+        };
+        /** ExportTournamentOut */
+        ExportTournamentOut: {
+            /**
+             * Format
+             * @enum {string}
+             */
+            format: "arena" | "swiss";
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Preset */
+            preset: string;
+            /** Rounds */
+            rounds: number | null;
+            /** Status */
+            status: string;
         };
         /**
          * HandOut
@@ -1666,6 +1859,52 @@ export interface components {
             /** Points */
             points: number;
         };
+        /** OrganiserOut */
+        OrganiserOut: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+        };
+        /** PairingOut */
+        PairingOut: {
+            /**
+             * Created At
+             * @description when it was paired
+             */
+            created_at: string;
+            /**
+             * Finished At
+             * @description when its result was recorded
+             */
+            finished_at: string | null;
+            /** Number */
+            number: number;
+            /**
+             * Record Id
+             * @description the match record (GET /v1/matches/{id}/record)
+             */
+            record_id: string | null;
+            /**
+             * Seat0
+             * @description the entrant who deals the first hand
+             */
+            seat0: string;
+            /**
+             * Seat1
+             * @description null: a bye
+             */
+            seat1: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "playing" | "finished" | "drawn" | "bye" | "unfinished";
+            /** Table Id */
+            table_id: string | null;
+            /** Winner */
+            winner: string | null;
+        };
         /**
          * PerMoveClockIn
          * @description Each turn within ``seconds``.
@@ -1928,6 +2167,16 @@ export interface components {
             /** Stock Size */
             stock_size: number;
         };
+        /** RoundOut */
+        RoundOut: {
+            /**
+             * Number
+             * @description the Swiss round; an arena has one list, number 1
+             */
+            number: number;
+            /** Pairings */
+            pairings: components["schemas"]["PairingOut"][];
+        };
         /** SeatOut */
         SeatOut: {
             /**
@@ -1977,6 +2226,39 @@ export interface components {
             opponent: number;
             /** You */
             you: number;
+        };
+        /** StandingOut */
+        StandingOut: {
+            /** Buchholz */
+            buchholz: number;
+            /** Entrant Id */
+            entrant_id: string;
+            /** Name */
+            name: string;
+            /** Played */
+            played: number;
+            /**
+             * Progress
+             * @description points after each round (arena: each match)
+             */
+            progress: number[];
+            /** Rank */
+            rank: number;
+            /** Rating */
+            rating: number;
+            /** Score */
+            score: number;
+            /** Sonneborn Berger */
+            sonneborn_berger: number;
+            /**
+             * Streak
+             * @description an arena's wins in a row now
+             */
+            streak: number;
+            /** Wins */
+            wins: number;
+            /** Withdrawn */
+            withdrawn: boolean;
         };
         /**
          * StatsOut
@@ -2213,6 +2495,222 @@ export interface components {
              */
             last_used_at: string | null;
         };
+        /** TournamentCreate */
+        TournamentCreate: {
+            /**
+             * Admits
+             * @description who may enter: only humans unless the organiser chose otherwise
+             * @default humans
+             * @enum {string}
+             */
+            admits: "humans" | "bots" | "both";
+            /**
+             * Capacity
+             * @description most entrants
+             */
+            capacity?: number | null;
+            /**
+             * Clock
+             * @description each table's time control
+             */
+            clock?: (components["schemas"]["NoClockIn"] | components["schemas"]["PerMoveClockIn"] | components["schemas"]["BankClockIn"]) | null;
+            /**
+             * Duration
+             * @description an arena's length, seconds
+             */
+            duration?: number | null;
+            /**
+             * Format
+             * @enum {string}
+             */
+            format: "arena" | "swiss";
+            /** Name */
+            name?: string | null;
+            /**
+             * Preset
+             * @default standard
+             * @enum {string}
+             */
+            preset: "standard" | "cardems" | "reino" | "classic" | "oklahoma";
+            /**
+             * Rated
+             * @default false
+             */
+            rated: boolean;
+            /**
+             * Round Days
+             * @description a correspondence Swiss: the days a round may last
+             */
+            round_days?: number | null;
+            /**
+             * Rounds
+             * @description a Swiss's number of rounds
+             */
+            rounds?: number | null;
+            /**
+             * Rules
+             * @description Overrides of rule fields, as for POST /v1/tables.
+             */
+            rules?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Starts At
+             * @description default: in five minutes
+             */
+            starts_at?: string | null;
+        };
+        /** TournamentExportOut */
+        TournamentExportOut: {
+            /** Entrants */
+            entrants: components["schemas"]["EntrantOut"][];
+            /**
+             * Format
+             * @constant
+             */
+            format: "ginrummy-tournament-export";
+            /** Rounds */
+            rounds: components["schemas"]["RoundOut"][];
+            tournament: components["schemas"]["ExportTournamentOut"];
+            /**
+             * Version
+             * @constant
+             */
+            version: 1;
+        };
+        /** TournamentListOut */
+        TournamentListOut: {
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "finished";
+            /** Tournaments */
+            tournaments: components["schemas"]["TournamentSummaryOut"][];
+        };
+        /** TournamentOut */
+        TournamentOut: {
+            /**
+             * Admits
+             * @enum {string}
+             */
+            admits: "humans" | "bots" | "both";
+            /** Capacity */
+            capacity: number;
+            /** Clock */
+            clock: {
+                [key: string]: unknown;
+            } | null;
+            /** Duration */
+            duration: number | null;
+            /** Ends At */
+            ends_at: string | null;
+            /** Entrant Count */
+            entrant_count: number;
+            /** Entrants */
+            entrants: components["schemas"]["EntrantOut"][];
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Format
+             * @enum {string}
+             */
+            format: "arena" | "swiss";
+            /** Name */
+            name: string;
+            organiser: components["schemas"]["OrganiserOut"];
+            /** Preset */
+            preset: string;
+            /** Rated */
+            rated: boolean;
+            /** Round */
+            round: number;
+            /** Round Days */
+            round_days: number | null;
+            /** Round Deadline */
+            round_deadline: string | null;
+            /** Rounds */
+            rounds: components["schemas"]["RoundOut"][];
+            /** Rounds Total */
+            rounds_total: number | null;
+            /** Rules */
+            rules: {
+                [key: string]: unknown;
+            };
+            /** Server Time */
+            server_time: string;
+            /** Standings */
+            standings: components["schemas"]["StandingOut"][];
+            /** Starts At */
+            starts_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "finished";
+            /** Tournament Id */
+            tournament_id: string;
+            /** @description your entry, when you are entered */
+            you: components["schemas"]["YouOut"] | null;
+        };
+        /** TournamentSummaryOut */
+        TournamentSummaryOut: {
+            /**
+             * Admits
+             * @enum {string}
+             */
+            admits: "humans" | "bots" | "both";
+            /** Capacity */
+            capacity: number;
+            /** Clock */
+            clock: {
+                [key: string]: unknown;
+            } | null;
+            /** Duration */
+            duration: number | null;
+            /** Ends At */
+            ends_at: string | null;
+            /** Entrant Count */
+            entrant_count: number;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Format
+             * @enum {string}
+             */
+            format: "arena" | "swiss";
+            /** Name */
+            name: string;
+            /** Preset */
+            preset: string;
+            /** Rated */
+            rated: boolean;
+            /** Round */
+            round: number;
+            /** Round Days */
+            round_days: number | null;
+            /** Round Deadline */
+            round_deadline: string | null;
+            /** Rounds Total */
+            rounds_total: number | null;
+            /** Rules */
+            rules: {
+                [key: string]: unknown;
+            };
+            /** Starts At */
+            starts_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "finished";
+            /** Tournament Id */
+            tournament_id: string;
+        };
         /**
          * Versioned
          * @description Optional for every move: refuse with 409 stale_version unless the table is there.
@@ -2294,6 +2792,13 @@ export interface components {
              * @description the ping's webhook-id
              */
             message_id: string;
+        };
+        /** YouOut */
+        YouOut: {
+            /** Entrant Id */
+            entrant_id: string;
+            /** Withdrawn */
+            withdrawn: boolean;
         };
     };
     responses: never;
@@ -5688,6 +6193,551 @@ export interface operations {
             };
         };
     };
+    list_tournaments_v1_tournaments_get: {
+        parameters: {
+            query?: {
+                status?: "upcoming" | "running" | "finished";
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentListOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    create_tournament_v1_tournaments_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_tournament_v1_tournaments__tournament_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    enter_tournament_bot_v1_tournaments__tournament_id__bots_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotEntryBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_tournament_v1_tournaments__tournament_id__export_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentExportOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    join_tournament_v1_tournaments__tournament_id__join_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    start_tournament_v1_tournaments__tournament_id__start_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    withdraw_from_tournament_v1_tournaments__tournament_id__withdraw_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     create_ticket_v1_ws_tickets_post: {
         parameters: {
             query?: never;
@@ -5738,9 +6788,11 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsV1PlayersMeNotificationsDeliveriesGetParametersQueryStatusAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/players/me/notifications/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
+export const pathsV1TournamentsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/tournaments"]["get"]["parameters"]["query"]["status"]> = ["upcoming", "running", "finished"];
 export const bankClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BankClockIn"]["autoplay_level"]> = ["easy", "medium", "hard"];
 export const bankClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BankClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
 export const botBodyLevelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotBody"]["level"]> = ["easy", "medium", "hard"];
+export const botEntryBodyLevelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotEntryBody"]["level"]> = ["easy", "medium", "hard"];
 export const clockOutAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["autoplay_level"]> = ["easy", "medium", "hard"];
 export const clockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["control"]> = ["bank", "per_move"];
 export const clockOutPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["policy"]> = ["claim", "forfeit", "autoplay"];
@@ -5748,6 +6800,7 @@ export const decisionOutMarkAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<co
 export const deckBodyDesignValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckBody"]["design"]> = ["classic", "royal", "neon", "forest"];
 export const deliveryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryOut"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
 export const drawBodySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawBody"]["source"]> = ["stock", "discard"];
+export const exportTournamentOutFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExportTournamentOut"]["format"]> = ["arena", "swiss"];
 export const handOutEnded_byValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandOut"]["ended_by"]> = ["hand_over", "resignation", "timeout", "abandoned", "aborted"];
 export const handReviewOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandReviewOut"]["status"]> = ["done", "pending"];
 export const handSummaryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandSummaryOut"]["status"]> = ["done", "pending"];
@@ -5761,6 +6814,7 @@ export const noClockOutControlValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const notificationSettingsInRemindersAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsIn"]["reminders"]> = ["each_turn", "digest", "none"];
 export const notificationSettingsOutRemindersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationSettingsOut"]["reminders"]> = ["each_turn", "digest", "none"];
 export const optionOutKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OptionOut"]["kind"]> = ["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin", "resign"];
+export const pairingOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PairingOut"]["status"]> = ["playing", "finished", "drawn", "bye", "unfinished"];
 export const perMoveClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["autoplay_level"]> = ["easy", "medium", "hard"];
 export const perMoveClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
 export const readinessOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReadinessOut"]["status"]> = ["ok", "degraded"];
@@ -5771,4 +6825,14 @@ export const tableCreateRulesFirst_dealerValues: ReadonlyArray<FlattenedDeepRequ
 export const tableCreateRulesLayoffValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["rules"]["layoff"]> = ["joint", "arrange_first"];
 export const tableOutRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableOut"]["role"]> = ["seat", "spectator"];
 export const tableOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableOut"]["status"]> = ["waiting", "ready", "playing", "finished"];
+export const tournamentCreateAdmitsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreate"]["admits"]> = ["humans", "bots", "both"];
+export const tournamentCreateFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreate"]["format"]> = ["arena", "swiss"];
+export const tournamentCreatePresetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreate"]["preset"]> = ["standard", "cardems", "reino", "classic", "oklahoma"];
+export const tournamentListOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentListOut"]["status"]> = ["upcoming", "running", "finished"];
+export const tournamentOutAdmitsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentOut"]["admits"]> = ["humans", "bots", "both"];
+export const tournamentOutFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentOut"]["format"]> = ["arena", "swiss"];
+export const tournamentOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentOut"]["status"]> = ["upcoming", "running", "finished"];
+export const tournamentSummaryOutAdmitsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentSummaryOut"]["admits"]> = ["humans", "bots", "both"];
+export const tournamentSummaryOutFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentSummaryOut"]["format"]> = ["arena", "swiss"];
+export const tournamentSummaryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentSummaryOut"]["status"]> = ["upcoming", "running", "finished"];
 export const webhookOutRemindersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookOut"]["reminders"]> = ["each_turn", "digest", "none"];
