@@ -178,7 +178,8 @@ async def load_table(db: Database, table_id: str) -> Loaded | None:
     if row is None:
         return None
     (id_, created_by, preset, rules, invite_code, status, match_number, version, last_seq,
-     created_at, rated, offer, hints, seats_json, state_json, moved_at, clock_json) = row  # fmt: skip
+     created_at, rated, offer, hints, seats_json, state_json, moved_at,
+     clock_json) = row  # fmt: skip
     table = TableRow(
         id_, created_by, preset, orjson.loads(rules), invite_code, status, match_number,
         version, last_seq, created_at, rated, offer, hints,
