@@ -26,15 +26,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection
+from sqlalchemy.exc import IntegrityError
 
 from app.bots import DISPLAY_NAMES
 from app.bus.hub import LOBBY, Notification
 from app.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service import ratings
-from app.service.pipeline import TableService
+from app.service.pipeline import Idempotency, Result, TableService
 from app.service.seek_rows import accepted_row, render
 from app.store import commits, tables
 from app.store import seeks as store
+from app.store.idempotency import save_idempotent
 from app.store.ratings import ratings_of
 from app.table.commands import DECK_DESIGNS, Actor, Join, SeatBot, Start
 from app.table.model import Change, Committed, Loaded
@@ -112,10 +114,15 @@ class Lobby:
         rating_range: tuple[float | None, float | None] = (None, None),
         bot_after: float | None = None,
         expires_in: float | None = None,
-        address: str | None = None,
-    ) -> dict[str, Any]:
+        idempotency: Idempotency | None = None,
+    ) -> Result:
         """A new open seek (``mode`` seek) or challenge (to ``target``, a player's id or name,
-        or open to whoever has its link); 201's body."""
+        or open to whoever has its link): 201 and its body, saved under the Idempotency-Key
+        in the same transaction (a retry gets it again rather than a second seek)."""
+        if idempotency is not None:
+            replay = await self.service.replay(actor, idempotency)
+            if replay is not None:
+                return replay
         if mode == "challenge":
             await self.service.rate_limits.hit("challenges", actor.player_id)
         now = utcnow()
@@ -163,7 +170,7 @@ class Lobby:
             "closed_at": None,
         }
 
-        def write(conn: Connection) -> Any:
+        def write(conn: Connection) -> dict[str, Any]:
             store.lock_players(conn, [actor.player_id])
             cap = self.caps.open_seeks
             if cap and store.count_open(conn, actor.player_id, now) >= cap:
@@ -174,17 +181,33 @@ class Lobby:
             store.add(conn, values)
             found = store.get_now(conn, seek_id)
             assert found is not None
-            return found
+            body = render(found, self.service.public_url)
+            if idempotency is not None:
+                save_idempotent(
+                    conn,
+                    actor.player_id,
+                    idempotency.key,
+                    fingerprint=idempotency.fingerprint,
+                    status_code=201,
+                    body=body,
+                )
+            return body
 
-        created = await self.db.transact(write)
-        body = render(created, self.service.public_url)
+        try:
+            body = await self.db.transact(write)
+        except IntegrityError:
+            # The same Idempotency-Key committed by a concurrent request: that seek stands.
+            replay = await self.service.replay(actor, idempotency) if idempotency else None
+            if replay is None:
+                raise
+            return replay
         if mode == "seek":
             self._lobby("seek_added", {"seek": body})
             if self.on_seek is not None:
                 self.on_seek()
         elif target_id is not None:
             self.hub.deliver([], [Notification(target_id, "challenge_received", "", body)])
-        return body
+        return Result(201, body)
 
     async def _target(self, actor: Actor, target: str) -> str:
         async with self.db.read() as session:

@@ -182,7 +182,7 @@ class TableService(TableQueries):
         """A table with the actor in seat 0 (201); the ruleset is validated by the engine, the
         time control by ``clocks.parse_control``."""
         if idempotency is not None:
-            replay = await self._replay(actor, idempotency)
+            replay = await self.replay(actor, idempotency)
             if replay is not None:
                 return replay
         new = self.new_table(actor, preset, overrides, deck_design, rated=rated, clock=clock)
@@ -205,7 +205,7 @@ class TableService(TableQueries):
             await self.db.transact(write)
         except IntegrityError:
             # The same Idempotency-Key committed by a concurrent request: that table stands.
-            replay = await self._replay(actor, idempotency) if idempotency else None
+            replay = await self.replay(actor, idempotency) if idempotency else None
             if replay is None:
                 raise
             return replay
@@ -293,7 +293,7 @@ class TableService(TableQueries):
             fresh_attempts = 0
             while True:
                 if idempotency is not None:
-                    replay = await self._replay(actor, idempotency)
+                    replay = await self.replay(actor, idempotency)
                     if replay is not None:
                         return replay
                 loaded, change, fresh = await self._decide(
@@ -335,7 +335,7 @@ class TableService(TableQueries):
                     continue
                 except IntegrityError:
                     # The same Idempotency-Key committed by a concurrent request elsewhere.
-                    replay = await self._replay(actor, idempotency) if idempotency else None
+                    replay = await self.replay(actor, idempotency) if idempotency else None
                     if replay is None:
                         raise
                     return replay
@@ -437,7 +437,9 @@ class TableService(TableQueries):
             self._locks[table_id] = lock
         return lock
 
-    async def _replay(self, actor: Actor, idempotency: Idempotency) -> Result | None:
+    async def replay(self, actor: Actor, idempotency: Idempotency) -> Result | None:
+        """The response saved under this Idempotency-Key, if any (409 idempotency_key_reused
+        when it came with another request)."""
         async with self.db.read() as session:
             row = await idempotent_response(session, actor.player_id, idempotency.key)
         if row is None:

@@ -54,6 +54,16 @@ NOT_REPLAYED = {
     "put /v1/players/me/notifications",
     # A test ping is a probe: each one is sent anew and changes nothing but the webhook's health.
     "post /v1/players/me/webhook/test",
+    # The lobby's changes of one seek or challenge: each leaves ``open`` once, so the same
+    # again changes nothing (409 seek_closed; GET shows the outcome); marking a bot account
+    # is a state (again: 200, still marked).
+    "delete /v1/seeks/{seek_id}",
+    "post /v1/seeks/{seek_id}/accept",
+    "post /v1/seeks/{seek_id}/bot",
+    "delete /v1/challenges/{challenge_id}",
+    "post /v1/challenges/{challenge_id}/accept",
+    "post /v1/challenges/{challenge_id}/decline",
+    "post /v1/players/me/bot",
 }
 
 

@@ -150,3 +150,16 @@ async def test_bot_accounts_are_marked_before_they_play(http: httpx.AsyncClient)
     assert r.status_code == 200
     r = await http.post("/v1/players/me/bot", headers=other.auth)
     assert r.status_code == 409 and r.json()["code"] == "already_played"
+
+
+async def test_a_retried_seek_is_posted_once(http: httpx.AsyncClient) -> None:
+    gus = await new_player(http, "Gus")
+    headers = {**gus.auth, "Idempotency-Key": "seek-1"}
+    body = {**CORRESPONDENCE, "rating_min": 4000}
+    answers = [await http.post("/v1/seeks", json=body, headers=headers) for _ in range(2)]
+    assert [r.status_code for r in answers] == [201, 201]
+    assert answers[1].headers["Idempotency-Replayed"] == "true"
+    assert answers[0].json()["seek_id"] == answers[1].json()["seek_id"]
+    assert len((await http.get("/v1/players/me/seeks", headers=gus.auth)).json()) == 1
+    r = await http.post("/v1/seeks", json={"preset": "classic"}, headers=headers)
+    assert r.status_code == 409 and r.json()["code"] == "idempotency_key_reused"

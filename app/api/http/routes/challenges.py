@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Body
+from fastapi.responses import JSONResponse
 
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.http.deps import CurrentActor, client_address
+from app.api.http.deps import IDEMPOTENT, CommandCaller, CurrentActor
+from app.api.http.routes.common import command_response
 from app.api.http.routes.seeks import LobbyDep, game_of
 from app.api.http.schemas.common import error_responses
 from app.api.http.schemas.seeks import ChallengeCreate, DeclineBody, SeekOut
@@ -20,24 +22,28 @@ router = APIRouter(tags=["lobby"], route_class=StrictJSONRoute)
     status_code=201,
     response_model=SeekOut,
     responses=error_responses(401, 404, 409, 413, 422, 429),
+    openapi_extra=IDEMPOTENT,
 )
-async def challenge(
-    request: Request, body: ChallengeCreate, actor: CurrentActor, lobby: LobbyDep
-) -> dict[str, Any]:
+async def post_challenge(
+    body: ChallengeCreate, caller: CommandCaller, lobby: LobbyDep
+) -> JSONResponse:
     """Challenge a player by id or name (they are told: ``challenge_received``), or leave it
     open: its ``url`` is taken by whoever opens it first. Rate limited per player (429); 404
     player_not_found, 409 ambiguous_name, 422 challenge_yourself."""
-    return await lobby.post(
-        actor,
+    result = await lobby.post(
+        caller.actor,
         game_of(body),
         mode="challenge",
         target=body.to,
         expires_in=body.expires_in,
-        address=client_address(request),
+        idempotency=caller.idempotency,
     )
+    return command_response(result)
 
 
-@router.get("/v1/challenges/{challenge_id}", response_model=SeekOut, responses=error_responses(404))
+@router.get(
+    "/v1/challenges/{challenge_id}", response_model=SeekOut, responses=error_responses(404, 422)
+)
 async def get_challenge(challenge_id: str, lobby: LobbyDep) -> dict[str, Any]:
     """A challenge: open, or paired with its ``table_id``, declined with a reason, expired."""
     return await lobby.get(challenge_id, "challenge")
@@ -46,9 +52,11 @@ async def get_challenge(challenge_id: str, lobby: LobbyDep) -> dict[str, Any]:
 @router.post(
     "/v1/challenges/{challenge_id}/accept",
     response_model=SeekOut,
-    responses=error_responses(401, 403, 404, 409),
+    responses=error_responses(401, 403, 404, 409, 422),
 )
-async def accept(challenge_id: str, actor: CurrentActor, lobby: LobbyDep) -> dict[str, Any]:
+async def accept_challenge(
+    challenge_id: str, actor: CurrentActor, lobby: LobbyDep
+) -> dict[str, Any]:
     """Accept: the table is started at once (409 seek_closed if someone was first; 403
     not_challenged if it is to another player). The answer is your own row of the pairing."""
     return await lobby.accept(actor, challenge_id, "challenge")
@@ -59,7 +67,7 @@ async def accept(challenge_id: str, actor: CurrentActor, lobby: LobbyDep) -> dic
     response_model=SeekOut,
     responses=error_responses(401, 403, 404, 409, 413, 422),
 )
-async def decline(
+async def decline_challenge(
     challenge_id: str,
     actor: CurrentActor,
     lobby: LobbyDep,
@@ -72,8 +80,10 @@ async def decline(
 @router.delete(
     "/v1/challenges/{challenge_id}",
     response_model=SeekOut,
-    responses=error_responses(401, 403, 404, 409),
+    responses=error_responses(401, 403, 404, 409, 422),
 )
-async def cancel(challenge_id: str, actor: CurrentActor, lobby: LobbyDep) -> dict[str, Any]:
+async def cancel_challenge(
+    challenge_id: str, actor: CurrentActor, lobby: LobbyDep
+) -> dict[str, Any]:
     """Withdraw your open challenge."""
     return await lobby.cancel(actor, challenge_id, "challenge")

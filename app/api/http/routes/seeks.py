@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Request
+from fastapi.responses import JSONResponse
 
 from app.api.edge.request_body import StrictJSONRoute
-from app.api.http.deps import CurrentActor, client_address
+from app.api.http.deps import IDEMPOTENT, CommandCaller, CurrentActor
+from app.api.http.routes.common import command_response
 from app.api.http.schemas.common import error_responses
 from app.api.http.schemas.seeks import BotPick, SeekCreate, SeekOut
 from app.service.lobby import Game, Lobby
@@ -34,22 +36,22 @@ def game_of(body: SeekCreate | Any) -> Game:
     status_code=201,
     response_model=SeekOut,
     responses=error_responses(401, 409, 413, 422),
+    openapi_extra=IDEMPOTENT,
 )
-async def post_seek(
-    request: Request, body: SeekCreate, actor: CurrentActor, lobby: LobbyDep
-) -> dict[str, Any]:
+async def post_seek(body: SeekCreate, caller: CommandCaller, lobby: LobbyDep) -> JSONResponse:
     """Seek a game (the fields of ``POST /v1/tables``): listed in the lobby and paired in its
     pool by rating; ``GET`` it (or the ``seek_paired`` message) for the table. A live seek
     lives while you have a socket open (409 too_many_seeks, too_many_live_games,
     too_many_correspondence_games: the caps)."""
-    return await lobby.post(
-        actor,
+    result = await lobby.post(
+        caller.actor,
         game_of(body),
         rating_range=(body.rating_min, body.rating_max),
         bot_after=body.bot_after,
         expires_in=body.expires_in,
-        address=client_address(request),
+        idempotency=caller.idempotency,
     )
+    return command_response(result)
 
 
 @router.get("/v1/seeks", response_model=list[SeekOut])
@@ -65,14 +67,16 @@ async def my_seeks(actor: CurrentActor, lobby: LobbyDep) -> list[dict[str, Any]]
     return await lobby.mine(actor)
 
 
-@router.get("/v1/seeks/{seek_id}", response_model=SeekOut, responses=error_responses(404))
+@router.get("/v1/seeks/{seek_id}", response_model=SeekOut, responses=error_responses(404, 422))
 async def get_seek(seek_id: str, lobby: LobbyDep) -> dict[str, Any]:
     """A seek: open, or paired with its ``table_id``, or closed with its reason."""
     return await lobby.get(seek_id, "seek")
 
 
 @router.delete(
-    "/v1/seeks/{seek_id}", response_model=SeekOut, responses=error_responses(401, 403, 404, 409)
+    "/v1/seeks/{seek_id}",
+    response_model=SeekOut,
+    responses=error_responses(401, 403, 404, 409, 422),
 )
 async def cancel_seek(seek_id: str, actor: CurrentActor, lobby: LobbyDep) -> dict[str, Any]:
     """Cancel your open seek (409 seek_closed once paired or closed)."""
@@ -82,7 +86,7 @@ async def cancel_seek(seek_id: str, actor: CurrentActor, lobby: LobbyDep) -> dic
 @router.post(
     "/v1/seeks/{seek_id}/accept",
     response_model=SeekOut,
-    responses=error_responses(401, 404, 409),
+    responses=error_responses(401, 404, 409, 422),
 )
 async def accept_seek(seek_id: str, actor: CurrentActor, lobby: LobbyDep) -> dict[str, Any]:
     """Take a listed seek: one acceptor wins, the others get 409 seek_closed. The answer is

@@ -135,7 +135,7 @@ class BotOffer(BaseModel):
     offered_at: datetime
 
 
-_SEEK_EXAMPLE: dict[str, Any] = {
+SEEK_EXAMPLE: dict[str, Any] = {
     "seek_id": SEEK_ID,
     "mode": "seek",
     "status": "paired",
@@ -162,7 +162,7 @@ _SEEK_EXAMPLE: dict[str, Any] = {
 
 
 class SeekOut(BaseModel):
-    model_config = _example(_SEEK_EXAMPLE)
+    model_config = _example(SEEK_EXAMPLE)
 
     seek_id: str
     mode: Literal["seek", "challenge"]
