@@ -4,6 +4,7 @@ import { adoptToken } from "./api";
 import { lang, setLang } from "./i18n";
 import { listen } from "./notify";
 import { registerWorker } from "./push";
+import { LobbyPage } from "./lobby/page";
 import { StartPage } from "./start";
 import { TablePage } from "./table/page";
 import "./style.css";
@@ -25,6 +26,10 @@ function App() {
   if (match) {
     const invite = new URLSearchParams(location.search).get("invite");
     return <TablePage key={match[1] + lang} id={match[1]} invite={invite} switchLang={switchLang} />;
+  }
+  const challenge = new URLSearchParams(location.search).get("challenge");
+  if (location.pathname === "/lobby" || challenge) {
+    return <LobbyPage key={lang} switchLang={switchLang} challenge={challenge} />;
   }
   return <StartPage key={path + lang} switchLang={switchLang} />;
 }
