@@ -138,11 +138,7 @@ class Lobby:
         if expires_in is not None and not 0 < expires_in <= longest:
             raise InvalidError("invalid_expiry", f"expires_in is from 1 to {longest:g} seconds")
         target_id = None if target is None else await self._target(actor, target)
-        async with self.db.read() as session:
-            found = await ratings_of(session, actor.player_id)
-        category = ratings.category_of(game.preset)
-        mine = next((r for r in found if r.category == category), None)
-        rating = ratings.current(mine, now).rating
+        rating = await self._rating(actor, game.preset)
         seek_id = uuid.uuid4().hex
         values = {
             "id": seek_id,
@@ -155,7 +151,7 @@ class Lobby:
             "rated": game.rated,
             "speed": speed,
             "pool": pool_of(game.preset, row.rules, clock, game.rated),
-            "rating": round(rating, 1),
+            "rating": rating,
             "rating_min": rating_range[0],
             "rating_max": rating_range[1],
             "bot_after": bot_after,
@@ -208,6 +204,14 @@ class Lobby:
         elif target_id is not None:
             self.hub.deliver([], [Notification(target_id, "challenge_received", "", body)])
         return Result(201, body)
+
+    async def _rating(self, actor: Actor, preset: str) -> float:
+        """The actor's rating now in the preset's category (a new player's: 1500)."""
+        async with self.db.read() as session:
+            found = await ratings_of(session, actor.player_id)
+        category = ratings.category_of(preset)
+        mine = next((r for r in found if r.category == category), None)
+        return round(ratings.current(mine, utcnow()).rating, 1)
 
     async def _target(self, actor: Actor, target: str) -> str:
         async with self.db.read() as session:
@@ -299,13 +303,14 @@ class Lobby:
             raise _closed(found)
         game = _game(found)
         mine_id = uuid.uuid4().hex
+        rating = await self._rating(actor, game.preset)
         now = utcnow()
         speed = found["game"]["speed"]
 
         def claim(conn: Connection, table_id: str) -> list[str]:
             if not store.claim(conn, seek_id, table_id, actor.player_id, now):
                 raise LostError(seek_id)
-            mine = accepted_row(mine_id, actor, found, table_id, now)
+            mine = accepted_row(mine_id, actor, rating, found, table_id, now)
             store.add(conn, mine)
             return [seek_id, mine_id]
 
@@ -352,8 +357,8 @@ class Lobby:
             return [first.seek_id, second.seek_id]
 
         async with self.db.read() as session:
-            row = await store.get(session, first.seek_id)
-            other = await store.get(session, second.seek_id)
+            found = await store.get_many(session, [first.seek_id, second.seek_id])
+        row, other = found.get(first.seek_id), found.get(second.seek_id)
         if row is None or other is None:
             return False
         game = _game(render(row, ""))
@@ -419,11 +424,10 @@ class Lobby:
             service.published(committed, change)
         self._lobby_removed([*removed, *(seek_id for seek_id, _ in others)])
         async with self.db.read() as session:
-            rows = [await store.get(session, seek_id) for seek_id in claimed]
+            rows = await store.get_many(session, claimed)
         notes = [
             Notification(r.player_id, "seek_paired", table.id, {"seek": render(r, "")})
-            for r in rows
-            if r is not None
+            for r in rows.values()
         ]
         notes += [
             Notification(owner, "seek_closed", "", _closing(seek_id, "cancelled", "paired"))

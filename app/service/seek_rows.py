@@ -8,8 +8,13 @@ from typing import Any
 from app.table.commands import Actor
 
 
-def accepted_row(
-    seek_id: str, actor: Actor, found: dict[str, Any], table_id: str, now: datetime
+def accepted_row(  # noqa: PLR0917 - the row's parts, each required
+    seek_id: str,
+    actor: Actor,
+    rating: float,
+    found: dict[str, Any],
+    table_id: str,
+    now: datetime,
 ) -> dict[str, Any]:
     """The acceptor's own row, paired from the start: every player of a lobby table has one
     (their ``GET /v1/seeks/{id}`` names the table, and the caps count it)."""
@@ -25,7 +30,7 @@ def accepted_row(
         "rated": game["rated"],
         "speed": game["speed"],
         "pool": game["pool"],
-        "rating": found["player"]["rating"],
+        "rating": rating,
         "rating_min": None,
         "rating_max": None,
         "bot_after": None,

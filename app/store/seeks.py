@@ -51,6 +51,12 @@ async def get(session: AsyncSession, seek_id: str) -> Any | None:
     return (await session.execute(_ROW.where(SEEKS.c.id == seek_id))).one_or_none()
 
 
+async def get_many(session: AsyncSession, seek_ids: Sequence[str]) -> dict[str, Any]:
+    """Several rows in one statement, by id."""
+    rows = (await session.execute(_ROW.where(SEEKS.c.id.in_(list(seek_ids))))).all()
+    return {r.id: r for r in rows}
+
+
 def get_now(conn: Connection, seek_id: str) -> Any | None:
     """``get`` in a write transaction."""
     return conn.execute(_ROW.where(SEEKS.c.id == seek_id)).one_or_none()
@@ -174,31 +180,40 @@ def close_live(
 
 def lapse(conn: Connection, now: datetime) -> list[tuple[str, str, str]]:
     """Expire the open rows past their time, and the live seeks nobody's presence renewed:
-    (seek id, owner, mode) of each."""
+    (seek id, owner, mode) of each. A row another transaction holds (being paired) is
+    skipped, never waited for: this many-row UPDATE then takes its locks without a cycle."""
+    due = _unlocked(
+        or_(
+            SEEKS.c.expires_at <= now,
+            and_(SEEKS.c.speed == "live", SEEKS.c.mode == "seek", SEEKS.c.alive_until < now),
+        )
+    )
     rows = conn.execute(
         update(SEEKS)
-        .where(
-            SEEKS.c.status == "open",
-            or_(
-                SEEKS.c.expires_at <= now,
-                and_(SEEKS.c.speed == "live", SEEKS.c.mode == "seek", SEEKS.c.alive_until < now),
-            ),
-        )
+        .where(SEEKS.c.id.in_(due), SEEKS.c.status == "open")
         .values(status="expired", closed_at=now)
         .returning(SEEKS.c.id, SEEKS.c.player_id, SEEKS.c.mode)
     ).all()
     return [(r.id, r.player_id, r.mode) for r in rows]
 
 
+def _unlocked(*conditions: sa.ColumnElement[bool]) -> sa.Select[tuple[str]]:
+    """The ids of the open seeks meeting ``conditions`` that no other transaction holds
+    (PostgreSQL's ``SKIP LOCKED``; SQLite has one writer, nothing to skip)."""
+    return (
+        select(SEEKS.c.id)
+        .where(SEEKS.c.status == "open", *conditions)
+        .with_for_update(skip_locked=True)
+    )
+
+
 def renew(conn: Connection, player_ids: Sequence[str], until: datetime) -> int:
-    """Keep the open live seeks of these players (connected to this process) alive."""
+    """Keep the open live seeks of these players (connected to this process) alive; a seek
+    being paired meanwhile is skipped (as in ``lapse``)."""
+    held = _unlocked(SEEKS.c.player_id.in_(list(player_ids)), SEEKS.c.speed == "live")
     result = conn.execute(
         update(SEEKS)
-        .where(
-            SEEKS.c.player_id.in_(list(player_ids)),
-            SEEKS.c.status == "open",
-            SEEKS.c.speed == "live",
-        )
+        .where(SEEKS.c.id.in_(held), SEEKS.c.status == "open")
         .values(alive_until=until)
     )
     return int(result.rowcount)

@@ -15,6 +15,8 @@ within the other's own range, if they set one.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -115,24 +117,45 @@ def pairs(
     avoid: set[frozenset[str]] | None = None,
 ) -> list[tuple[Waiting, Waiting]]:
     """The pairs to make in one pool now: oldest seek first, each with the closest-rated
-    compatible partner not yet taken (ties: the one waiting longer). A player with several
-    seeks in the pool is paired at most once."""
+    compatible partner not yet taken. A player with several seeks in the pool is paired at
+    most once.
+
+    The seek served is the oldest left, so its wait is the pair's longer one and bounds the
+    gap: its partner is searched outward from its rating in the pool sorted by rating, and the
+    search stops past that gap (a pool of n seeks costs about n log n, not n squared)."""
     avoid = avoid or set()
     taken: set[str] = set()  # players
     made: list[tuple[Waiting, Waiting]] = []
-    by_age = sorted(pool, key=lambda w: (w.created_at, w.seek_id))
-    for seek in by_age:
+    by_rating = sorted(pool, key=lambda w: (w.rating, w.created_at, w.seek_id))
+    ratings = [w.rating for w in by_rating]
+    for seek in sorted(pool, key=lambda w: (w.created_at, w.seek_id)):
         if seek.player_id in taken:
             continue
+        reach = widening.gap((now - seek.created_at).total_seconds())
         best: Waiting | None = None
-        for other in by_age:
-            if other.player_id in taken or other is seek:
-                continue
-            if not compatible(seek, other, now, widening, avoid):
-                continue
-            if best is None or abs(other.rating - seek.rating) < abs(best.rating - seek.rating):
+        for side in (_below(by_rating, ratings, seek), _above(by_rating, ratings, seek)):
+            for other in side:
+                gap = abs(other.rating - seek.rating)
+                if gap > reach or (best is not None and gap >= abs(best.rating - seek.rating)):
+                    break
+                if other.player_id in taken or not compatible(seek, other, now, widening, avoid):
+                    continue
                 best = other
+                break
         if best is not None:
             taken.update((seek.player_id, best.player_id))
             made.append((seek, best))
     return made
+
+
+def _above(by_rating: list[Waiting], ratings: list[float], seek: Waiting) -> Iterator[Waiting]:
+    """The seeks rated at least as high as ``seek``, closest first (``seek`` itself left out)."""
+    for other in by_rating[bisect_left(ratings, seek.rating) :]:
+        if other is not seek:
+            yield other
+
+
+def _below(by_rating: list[Waiting], ratings: list[float], seek: Waiting) -> Iterator[Waiting]:
+    """The seeks rated lower than ``seek``, closest first."""
+    for i in range(bisect_left(ratings, seek.rating) - 1, -1, -1):
+        yield by_rating[i]

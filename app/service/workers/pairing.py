@@ -1,12 +1,12 @@
 """The pairing worker: every process keeps the lobby moving; the database decides.
 
-Each scan (every ``scan_interval`` seconds, at once after a seek posted here) it:
-
-1. renews the live seeks of the players holding a socket on this process (every third of the
-   presence time), and expires the rows past their time (``seeks.lapse``; about once a second);
-2. reads every pool's open seeks, asks ``app.table.seeks.pairs`` whom to pair, and pairs each
-   (``Lobby.pair_seeks``: one transaction; a seek another process took first makes it a no-op);
-3. offers a bot to a live seek that waited its ``bot_after`` (once: a conditional UPDATE).
+Each scan (every ``scan_interval`` seconds, at once after a seek posted here) it reads every
+pool's open seeks, asks ``app.table.seeks.pairs`` whom to pair, and pairs them, several at once
+(``Lobby.pair_seeks``: one transaction each; a seek another process took first makes it a
+no-op); then it offers a bot to each live seek that waited its ``bot_after`` (once: a
+conditional UPDATE). Beside it, every second, ``keep`` renews the live seeks of the players
+holding a socket on this process (every third of the presence time) and expires the rows past
+their time (``seeks.lapse``): its own loop, so a long pass never lets a seek lapse.
 
 Every process scans; two that compute the same pair race on the seeks' rows and one wins.
 """
@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -35,6 +35,23 @@ log = logging.getLogger(__name__)
 SCAN_LIMIT = 5000
 RENEW_CHUNK = 500
 LAPSE_EVERY = 1.0
+# The shortest pause between two scans (seconds).
+MIN_GAP = 0.1
+# Pairings of one scan in flight at once.
+PAIRING_AT_ONCE = 8
+
+
+async def _guarded(work: Coroutine[Any, Any, object], what: str) -> None:
+    """Run one pass; a failure is logged and the next pass tries again."""
+    try:
+        await work
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        if is_unavailable(exc):
+            log.warning("%s: the database is unavailable: %s", what, exc)
+        else:
+            log.exception("%s failed", what)
 
 
 class PairingWorker:
@@ -44,38 +61,38 @@ class PairingWorker:
         self.lobby = lobby
         self.scan_interval = scan_interval
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         self._renewed = 0.0
-        self._lapsed = 0.0
         lobby.on_seek = self._wake.set
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
+        # Presence in a loop of its own: a long pairing pass never lets a live seek lapse.
+        self._tasks = [asyncio.create_task(self._run()), asyncio.create_task(self._keep())]
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _run(self) -> None:
         while True:
-            try:
-                await self.scan()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if is_unavailable(exc):
-                    log.warning("lobby scan: the database is unavailable: %s", exc)
-                else:
-                    log.exception("lobby scan failed")
+            # Cleared before the scan: a seek posted during it wakes the next one at once.
+            self._wake.clear()
+            await _guarded(self.scan(), "lobby scan")
+            # Posts in a burst share one scan: each reads every open seek.
+            await asyncio.sleep(min(MIN_GAP, self.scan_interval))
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.scan_interval):
                     await self._wake.wait()
-            self._wake.clear()
 
-    async def scan(self) -> int:
-        """One pass; how many pairs it made."""
+    async def _keep(self) -> None:
+        while True:
+            await _guarded(self.keep(), "lobby presence")
+            await asyncio.sleep(LAPSE_EVERY)
+
+    async def keep(self) -> None:
+        """Renew the live seeks of the players here (every third of the presence time), and
+        expire the rows past their time."""
         lobby = self.lobby
         db = lobby.db
         clock = time.monotonic()
@@ -88,12 +105,15 @@ class PairingWorker:
                 await db.transact(
                     partial(store.renew, player_ids=present[i : i + RENEW_CHUNK], until=until)
                 )
-        if clock - self._lapsed >= LAPSE_EVERY:
-            self._lapsed = clock
-            now = utcnow()
-            lapsed = await db.transact(lambda c: store.lapse(c, now))
-            if lapsed:
-                lobby.lapsed(lapsed)
+        now = utcnow()
+        lapsed = await db.transact(lambda c: store.lapse(c, now))
+        if lapsed:
+            lobby.lapsed(lapsed)
+
+    async def scan(self) -> int:
+        """One pairing pass; how many pairs it made."""
+        lobby = self.lobby
+        db = lobby.db
         now = utcnow()
         async with db.read() as session:
             rows = await store.waiting(session, now, SCAN_LIMIT)
@@ -106,10 +126,16 @@ class PairingWorker:
             players = sorted({w.player_id for pool in crowded for w in pool})
             since = now - timedelta(seconds=lobby.caps.avoid)
             avoid = await store.avoided(session, players, since) if players else set()
-        made = 0
-        for pool in crowded:
-            for first, second in pairs(pool, now, lobby.caps.widening, avoid):
-                made += await lobby.pair_seeks(first, second)
+        todo = [pair for pool in crowded for pair in pairs(pool, now, lobby.caps.widening, avoid)]
+        # Several at once: the pairs share no player, so their transactions wait for nothing
+        # of each other's, and their round trips overlap.
+        gate = asyncio.Semaphore(PAIRING_AT_ONCE)
+
+        async def pair(first: Waiting, second: Waiting) -> bool:
+            async with gate:
+                return await lobby.pair_seeks(first, second)
+
+        made = sum(await asyncio.gather(*(pair(a, b) for a, b in todo)))
         await self._offer_bots(rows, now)
         return made
 
