@@ -10,8 +10,9 @@ process i mod N), posts a live seek in one of three pools (``per_move`` 60 s, ``
 ``bank`` 600+10) and waits for ``seek_paired``. After the last arrival it waits ``--drain``
 seconds for the stragglers. It prints:
 
-- the pairing latency, from the later of the pair's two seeks being posted to both sockets
-  told: p50, p99, max;
+- the pairing latency, from the moment the pair became acceptable (the later seek posted, or
+  the older one's wait widening the gap enough) to both sockets told: p50, p99, max; and how
+  long each player waited, seek to told (the matching rule's part and the server's);
 - the rating gap of each pair against how long its older seek waited (buckets of wait);
 - the checks, from the database: seeks paired with another count than two per table (double
   pairings), seeks paired to a table that does not exist or sockets told of a table no seek
@@ -52,6 +53,8 @@ POOLS = [
     {"control": "bank", "seconds": 600, "bonus": 10},
 ]
 WAIT_BUCKETS = (1.0, 2.0, 5.0, 10.0, 30.0, float("inf"))
+# The servers' default gap widening (LOBBY_GAP_BASE, LOBBY_GAP_PER_SECOND).
+GAP_BASE, GAP_PER_SECOND = 100.0, 10.0
 
 
 def rss_kb(pid: int) -> int:
@@ -210,12 +213,18 @@ def summarise(  # noqa: PLR0917 - a run's figures, each measured apart
         if r.get("told"):
             by_table[r["told"][0][1]].append(r)
     latency: list[float] = []
+    waits: list[float] = []
     gaps: dict[float, list[float]] = defaultdict(list)
     for pair in by_table.values():
         if len(pair) != 2:
             continue
         a, b = sorted(pair, key=lambda r: r["posted"])
-        latency.append(max(a["told"][0][0], b["told"][0][0]) - b["posted"])
+        gap = abs(a["player"]["rating"] - b["player"]["rating"])
+        # The pair became acceptable when the later seek was posted, or when the older one
+        # had waited long enough for the gap (the servers' default widening).
+        acceptable = max(b["posted"], a["posted"] + max(0.0, (gap - GAP_BASE) / GAP_PER_SECOND))
+        latency.append(max(a["told"][0][0], b["told"][0][0]) - acceptable)
+        waits += [r["told"][0][0] - r["posted"] for r in (a, b)]
         waited = a["told"][0][0] - a["posted"]
         bucket = next(w for w in WAIT_BUCKETS if waited <= w)
         gaps[bucket].append(abs(a["player"]["rating"] - b["player"]["rating"]))
@@ -225,6 +234,7 @@ def summarise(  # noqa: PLR0917 - a run's figures, each measured apart
         "players": n,
         "posted": sum(1 for r in results if "seek_id" in r),
         "pairs": len(latency),
+        "wait_s": {"p50": round(pct(waits, 0.5), 2), "p99": round(pct(waits, 0.99), 2)},
         "latency_ms": {
             "p50": round(pct(latency, 0.5) * 1000, 1),
             "p99": round(pct(latency, 0.99) * 1000, 1),

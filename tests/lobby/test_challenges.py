@@ -11,7 +11,7 @@ import pytest
 
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import get_table, new_player
-from tests.lobby.helpers import CORRESPONDENCE, message, seek, socket
+from tests.lobby.helpers import CORRESPONDENCE, LIVE, message, post_seek, seek, socket
 from tests.waiting import until
 
 
@@ -114,3 +114,21 @@ async def test_withdrawn_expired_and_refused_challenges(http: httpx.AsyncClient)
         r = await http.post("/v1/challenges", json={"to": bo.id}, headers=ada.auth)
         codes.append(r.status_code)
     assert codes[-1] == 429  # 6 a minute, and 3 were sent above
+
+
+async def test_who_declined_is_not_paired_with_the_challenger_at_once(
+    http: httpx.AsyncClient, lobby_server: Server
+) -> None:
+    ada, bo = await new_player(http), await new_player(http)
+    r = await http.post("/v1/challenges", json={"to": bo.id}, headers=ada.auth)
+    url = f"/v1/challenges/{r.json()['seek_id']}/decline"
+    assert (await http.post(url, json={"reason": "later"}, headers=bo.auth)).status_code == 200
+    # The same live seek from both, in a pool of their own (target 77): the pool's scans run
+    # (Ada's bot offer comes from one, 5 s on) and never pair the two.
+    game = {**LIVE, "rules": {"target": 77}}
+    async with socket(lobby_server.url, ada) as ada_ws, socket(lobby_server.url, bo):
+        first = await post_seek(http, ada, **game, bot_after=5)
+        second = await post_seek(http, bo, **game)
+        await message(ada_ws, "bot_offered")
+        for posted in (first, second):
+            assert (await seek(http, posted["seek_id"]))["status"] == "open"
