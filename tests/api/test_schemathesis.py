@@ -71,7 +71,9 @@ checks.positive_data_acceptance.expected-statuses = [201, 401, 404, 422]
 include-name = "PUT /v1/players/me/webhook"
 checks.positive_data_acceptance.expected-statuses = [200, 401, 422]
 # A url of many escaped characters is a body over MAX_BODY_BYTES: refused (413) before its schema.
-checks.negative_data_rejection.expected-statuses = [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429]
+checks.negative_data_rejection.expected-statuses = [
+  400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429
+]
 """
     + LOBBY_REFUSALS
 )
