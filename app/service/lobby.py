@@ -29,9 +29,10 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from app.bots import DISPLAY_NAMES
-from app.bus.hub import LOBBY, Notification
+from app.bus.hub import Notification
 from app.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service import ratings
+from app.service import seek_news as news
 from app.service.pipeline import Idempotency, Result, TableService
 from app.service.seek_rows import accepted_row, render
 from app.store import commits, tables
@@ -198,7 +199,7 @@ class Lobby:
                 raise
             return replay
         if mode == "seek":
-            self._lobby("seek_added", {"seek": body})
+            news.added(self.hub, body)
             if self.on_seek is not None:
                 self.on_seek()
         elif target_id is not None:
@@ -268,7 +269,7 @@ class Lobby:
         )
         if not closed:
             raise _closed(found)
-        self._closed(found, "cancelled", None)
+        news.closed(self.hub, found, "cancelled", None)
         return await self.get(seek_id)
 
     async def decline(self, actor: Actor, seek_id: str, reason: str) -> dict[str, Any]:
@@ -284,7 +285,7 @@ class Lobby:
         )
         if not closed:
             raise _closed(found)
-        self._closed(found, "declined", reason)
+        news.closed(self.hub, found, "declined", reason)
         return await self.get(seek_id)
 
     # Pairing.
@@ -377,7 +378,7 @@ class Lobby:
             )
             if closed:
                 found = await self.get(seek_id)
-                self._closed(found, "cancelled", exc.code)
+                news.closed(self.hub, found, "cancelled", exc.code)
             return False
         return True
 
@@ -422,7 +423,7 @@ class Lobby:
         self.paired += 1
         for committed, change in done:
             service.published(committed, change)
-        self._lobby_removed([*removed, *(seek_id for seek_id, _ in others)])
+        news.removed(self.hub, [*removed, *(seek_id for seek_id, _ in others)])
         async with self.db.read() as session:
             rows = await store.get_many(session, claimed)
         notes = [
@@ -430,7 +431,9 @@ class Lobby:
             for r in rows.values()
         ]
         notes += [
-            Notification(owner, "seek_closed", "", _closing(seek_id, "cancelled", "paired"))
+            Notification(
+                owner, "seek_closed", "", news.closing(seek_id, "cancelled", store.ELSEWHERE)
+            )
             for seek_id, owner in others
         ]
         self.hub.deliver([], notes)
@@ -451,45 +454,6 @@ class Lobby:
                 f"{whose} {cap} {speed} lobby games already: finish one first",
                 player_id,
             )
-
-    # News.
-
-    def _lobby(self, kind: str, data: dict[str, Any]) -> None:
-        self.hub.deliver([], [Notification(LOBBY, kind, "", data)])
-
-    def _lobby_removed(self, seek_ids: list[str]) -> None:
-        if seek_ids:
-            self.hub.deliver(
-                [], [Notification(LOBBY, "seek_removed", "", {"seek_id": s}) for s in seek_ids]
-            )
-
-    def _closed(self, found: dict[str, Any], status: str, reason: str | None) -> None:
-        """Tell the owner (and a challenge's target) and the lobby that a row closed."""
-        closing = _closing(found["seek_id"], status, reason)
-        notes = [Notification(found["player"]["id"], "seek_closed", "", closing)]
-        if found["target"] is not None:
-            notes.append(Notification(found["target"]["id"], "seek_closed", "", closing))
-        self.hub.deliver([], notes)
-        if found["mode"] == "seek":
-            self._lobby_removed([found["seek_id"]])
-
-    def lapsed(self, rows: list[tuple[str, str, str]]) -> None:
-        """News of the rows ``seeks.lapse`` expired."""
-        notes = [
-            Notification(owner, "seek_closed", "", _closing(seek_id, "expired", None))
-            for seek_id, owner, _ in rows
-        ]
-        self.hub.deliver([], notes)
-        self._lobby_removed([seek_id for seek_id, _, mode in rows if mode == "seek"])
-
-    def bot_offered(self, seek_id: str, player_id: str, rating: float) -> None:
-        level = min(ratings.BOT_RATINGS, key=lambda lv: abs(ratings.BOT_RATINGS[lv] - rating))
-        offer = {"seek_id": seek_id, "suggested": level, "bots": ratings.bots()}
-        self.hub.deliver([], [Notification(player_id, "bot_offered", "", offer)])
-
-
-def _closing(seek_id: str, status: str, reason: str | None) -> dict[str, Any]:
-    return {"seek_id": seek_id, "status": status, "reason": reason}
 
 
 def _closed(found: dict[str, Any]) -> ConflictError:

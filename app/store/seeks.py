@@ -34,6 +34,10 @@ _ROW = (
 )
 
 
+# Why a player's other live seeks close when a pairing takes them (``close_live``).
+ELSEWHERE = "paired_elsewhere"
+
+
 def _alive(now: datetime) -> sa.ColumnElement[bool]:
     """Open, not expired, and (live seeks) renewed by the owner's presence."""
     return and_(
@@ -172,7 +176,7 @@ def close_live(
             SEEKS.c.speed == "live",
             SEEKS.c.id.not_in(list(keep)),
         )
-        .values(status="cancelled", reason="paired_elsewhere", closed_at=now)
+        .values(status="cancelled", reason=ELSEWHERE, closed_at=now)
         .returning(SEEKS.c.id, SEEKS.c.player_id)
     ).all()
     return [(r.id, r.player_id) for r in rows]

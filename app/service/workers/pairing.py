@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from app.service import seek_news as news
 from app.service.lobby import Lobby
 from app.store import seeks as store
 from app.store.db import is_unavailable
@@ -108,7 +109,7 @@ class PairingWorker:
         now = utcnow()
         lapsed = await db.transact(lambda c: store.lapse(c, now))
         if lapsed:
-            lobby.lapsed(lapsed)
+            news.lapsed(lobby.hub, lapsed)
 
     async def scan(self) -> int:
         """One pairing pass; how many pairs it made."""
@@ -149,4 +150,4 @@ class PairingWorker:
                 continue
             offered = await lobby.db.transact(partial(store.offer_bot, seek_id=r.id, now=now))
             if offered:
-                lobby.bot_offered(r.id, r.player_id, r.rating)
+                news.bot_offered(lobby.hub, r.id, r.player_id, r.rating)
