@@ -8,6 +8,7 @@ import os
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import Contexts
+from tests.web.test_e2e_reach import violations
 
 SHOTS = os.environ.get("LOBBY_SHOTS")
 
@@ -61,3 +62,40 @@ def test_the_lobby_on_a_phone_in_english(contexts: Contexts) -> None:
     shot(page, "lobby-phone-en")
     page.click(".seek-waiting button.danger")
     expect(page.locator(".quick")).to_be_visible()
+
+
+def test_an_open_challenge_by_link(contexts: Contexts) -> None:
+    ada = contexts.new().new_page()
+    enter(ada, "Ada Link")
+    ada.click("form >> button:has-text('DESAFIAR')")
+    link = ada.locator(".sent input.link-box")
+    expect(link).to_be_visible()
+    url = link.input_value()
+    assert "?challenge=" in url
+    bo = contexts.new(viewport={"width": 390, "height": 844}).new_page()
+    bo.goto(url)
+    expect(bo.locator(".challenge-in")).to_contain_text("Ada Link desafia você")
+    bo.fill("input[name=name]", "Bo Link")
+    shot(bo, "lobby-challenge-phone-pt")
+    bo.click(".challenge-in button.primary")
+    bo.wait_for_selector(".game")
+    ada.wait_for_selector(".game")
+    assert ada.url.rsplit("/", 1)[-1] == bo.url.rsplit("/", 1)[-1]
+
+
+def test_no_serious_accessibility_violations_in_the_lobby(contexts: Contexts) -> None:
+    ada = contexts.new().new_page()
+    bo = contexts.new().new_page()
+    enter(ada, "Ada Axe")
+    ada.select_option("select[name=seek_pace]", "d3")
+    ada.click("form >> button:has-text('PROCURAR')")
+    enter(bo, "Bo Axe")
+    expect(bo.locator("table.seeks")).to_contain_text("Ada Axe")
+    assert violations(bo) == []  # the list, the grid, the forms
+    assert violations(ada) == []  # waiting, with its cancel
+    assert bo.evaluate("document.documentElement.scrollWidth") <= 1280
+    phone = contexts.new(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto("/lobby")
+    expect(phone.locator("table.seeks")).to_contain_text("Ada Axe")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    ada.click(".seek-waiting button.danger")

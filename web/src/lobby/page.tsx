@@ -186,7 +186,7 @@ export function LobbyPage({ switchLang, challenge }: { switchLang: () => void; c
         <a class="home" href="/" onClick={(e) => { e.preventDefault(); navigate("/"); }}>
           {t("title")}
         </a>
-        <span class={live.online ? "badge win" : "badge"} role="status">
+        <span class={live.online ? "badge online" : "badge"} role="status">
           {live.online ? lt("online") : lt("offline")}
         </span>
         <button type="button" class="link" onClick={switchLang} lang={t("language") === "English" ? "en" : "pt"}>
