@@ -33,6 +33,7 @@ def upgrade() -> None:
         sa.Column("rules", sa.JSON(), nullable=False),
         sa.Column("clock", sa.JSON()),
         sa.Column("rated", sa.Boolean(), nullable=False),
+        sa.Column("deck_design", sa.String(32), nullable=False, server_default="classic"),
         sa.Column("speed", sa.String(16), nullable=False),
         sa.Column("pool", sa.String(120), nullable=False),
         sa.Column("rating", sa.Float(), nullable=False),

@@ -150,6 +150,7 @@ class Lobby:
             "rules": rules,
             "clock": game.clock,
             "rated": game.rated,
+            "deck_design": game.deck_design,
             "speed": speed,
             "pool": pool_of(game.preset, row.rules, clock, game.rated),
             "rating": rating,
@@ -365,7 +366,8 @@ class Lobby:
         game = _game(render(row, ""))
         seat0, seat1 = Actor(row.player_id, row.name), Actor(other.player_id, other.name)
         try:
-            await self._pair(seat0, seat1, game, row.speed, claim, [first.seek_id, second.seek_id])
+            ids = [first.seek_id, second.seek_id]
+            await self._pair(seat0, seat1, game, row.speed, claim, ids, deck1=other.deck_design)
         except LostError:
             return False
         except OverCapError as exc:
@@ -390,6 +392,8 @@ class Lobby:
         speed: str,
         claim: Callable[[Connection, str], list[str]],
         removed: list[str],
+        *,
+        deck1: str = DECK_DESIGNS[0],
     ) -> str:
         """One transaction: lock the players, claim the seeks, count the caps, cancel the
         players' other live seeks, create the table, seat 1 (a player, or a bot's level) and
@@ -411,7 +415,7 @@ class Lobby:
             tables.add_table(conn, table, seats[0], created, clock)
             loaded = Loaded(table, seats, None, clock)
             if isinstance(seat1, Actor):
-                seat_change = service.decide_now(loaded, seat1, Join(DECK_DESIGNS[0]))
+                seat_change = service.decide_now(loaded, seat1, Join(deck1))
             else:
                 seat_change = service.decide_now(loaded, seat0, SeatBot(seat1))
             seated = commits.commit_change(conn, loaded, seat_change)
@@ -464,4 +468,4 @@ def _closed(found: dict[str, Any]) -> ConflictError:
 
 def _game(found: dict[str, Any]) -> Game:
     game = found["game"]
-    return Game(game["preset"], game["rules"], game["clock"], game["rated"])
+    return Game(game["preset"], game["rules"], game["clock"], game["rated"], game["deck_design"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from app.table.commands import Actor
+from app.table.commands import DECK_DESIGNS, Actor
 
 
 def accepted_row(  # noqa: PLR0917 - the row's parts, each required
@@ -28,6 +28,7 @@ def accepted_row(  # noqa: PLR0917 - the row's parts, each required
         "rules": game["rules"],
         "clock": game["clock"],
         "rated": game["rated"],
+        "deck_design": DECK_DESIGNS[0],  # the acceptor's seat: the first design, as an invite's
         "speed": game["speed"],
         "pool": game["pool"],
         "rating": rating,
@@ -63,6 +64,7 @@ def render(row: Any, public_url: str) -> dict[str, Any]:
             "rules": row.rules,
             "clock": row.clock,
             "rated": row.rated,
+            "deck_design": row.deck_design,
             "speed": row.speed,
             "pool": row.pool,
         },

@@ -370,6 +370,8 @@ class Seek(Base):
     rules: Mapped[dict[str, Any]]
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     rated: Mapped[bool] = mapped_column(Boolean)
+    # The owner's deck design at the table the pairing makes.
+    deck_design: Mapped[str] = mapped_column(String(32), server_default="classic")
     speed: Mapped[str] = mapped_column(String(16))
     pool: Mapped[str] = mapped_column(String(120))
     rating: Mapped[float] = mapped_column(Float)

@@ -34,9 +34,9 @@ async def test_two_same_seeks_are_paired_into_one_started_table(
 ) -> None:
     ada, bo = await new_player(http, "Ada"), await new_player(http, "Bo")
     async with socket(lobby_server.url, ada) as ada_ws, socket(lobby_server.url, bo) as bo_ws:
-        first = await post_seek(http, ada, **LIVE)
+        first = await post_seek(http, ada, **LIVE, deck_design="royal")
         assert first["status"] == "open" and first["game"]["speed"] == "live"
-        second = await post_seek(http, bo, **LIVE)
+        second = await post_seek(http, bo, **LIVE, deck_design="neon")
         told = await asyncio.gather(message(ada_ws, "seek_paired"), message(bo_ws, "seek_paired"))
     table_id = told[0]["table_id"]
     assert told[1]["table_id"] == table_id
@@ -46,7 +46,8 @@ async def test_two_same_seeks_are_paired_into_one_started_table(
         assert shown["status"] == "paired" and shown["table_id"] == table_id
     view = await get_table(http, table_id, ada)
     assert view["status"] == "playing"
-    assert {s["player"]["id"] for s in view["seats"] if s["player"]} == {ada.id, bo.id}
+    seated = {s["player"]["id"]: s["deck_design"] for s in view["seats"] if s["player"]}
+    assert seated == {ada.id: "royal", bo.id: "neon"}  # each seeker's own design
     # Both are at a live table now: neither may seek another live game (cap 1).
     r = await http.post("/v1/seeks", json=LIVE, headers=ada.auth)
     assert r.status_code == 409 and r.json()["code"] == "too_many_live_games"

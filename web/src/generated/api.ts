@@ -1940,6 +1940,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Deck Design
+             * @description the owner's deck design at the table
+             */
+            deck_design: string;
+            /**
              * Pool
              * @description the quick-pairing pool: seeks of one pool are paired
              */

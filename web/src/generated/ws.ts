@@ -149,6 +149,10 @@ export type Clock1 = {
   [k: string]: unknown;
 } | null;
 /**
+ * the owner's deck design at the table
+ */
+export type DeckDesign1 = string;
+/**
  * the quick-pairing pool: seeks of one pool are paired
  */
 export type Pool = string;
@@ -429,6 +433,7 @@ export interface BotOffer {
 }
 export interface SeekGame {
   clock: Clock1;
+  deck_design: DeckDesign1;
   pool: Pool;
   preset: Preset1;
   rated: Rated1;

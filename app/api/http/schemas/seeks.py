@@ -120,6 +120,7 @@ class SeekGame(BaseModel):
     rules: dict[str, Any] = Field(description="the rule overrides asked for")
     clock: dict[str, Any] | None = Field(description="the time control asked for")
     rated: bool
+    deck_design: str = Field(description="the owner's deck design at the table")
     speed: Literal["live", "correspondence"] = Field(
         description="correspondence: no clock, or a per-move clock of a day or more"
     )
@@ -147,6 +148,7 @@ SEEK_EXAMPLE: dict[str, Any] = {
         "rules": {},
         "clock": {"control": "bank", "seconds": 300, "bonus": 5},
         "rated": True,
+        "deck_design": "classic",
         "speed": "live",
         "pool": "standard/bank+300+5+300+claim/rated/4be1f0a2c9",
     },
