@@ -30,6 +30,7 @@ from app.api.edge.occupancy import Occupancy
 from app.api.edge.request_body import BodyLimit
 from app.api.http import errors
 from app.api.http.routes import (
+    challenges,
     docs,
     health,
     moves,
@@ -38,6 +39,7 @@ from app.api.http.routes import (
     push,
     ratings,
     reviews,
+    seeks,
     tables,
     tickets,
     tournaments,
@@ -54,6 +56,7 @@ from app.service.delivery.channels import Channel, PushChannel, WebhookChannel
 from app.service.delivery.preferences import Preferences
 from app.service.delivery.webhooks import Targets, WebhookSender
 from app.service.delivery.webpush import WebPushChannel
+from app.service.lobby import Caps, Lobby
 from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
 from app.service.tickets import Tickets
@@ -66,9 +69,11 @@ from app.service.workers.deadlines import DeadlineRunner
 from app.service.workers.dispatcher import Dispatcher
 from app.service.workers.reviews import Reviews
 from app.service.workers.tournaments import TournamentRunner
+from app.service.workers.pairing import PairingWorker
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
 from app.table.clock import Minimums
+from app.table.seeks import Widening
 
 log = logging.getLogger(__name__)
 
@@ -256,6 +261,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service.on_notes = dispatcher.wake
         service.warn_at = settings.notify_time_running_out
         await dispatcher.start()
+        lobby = app.state.lobby = Lobby(service, lobby_caps(settings))
+        pairing = app.state.pairing = PairingWorker(
+            lobby, scan_interval=settings.lobby_scan_interval
+        )
+        await pairing.start()
         ttl = timedelta(hours=settings.idempotency_ttl_hours)
         purger = asyncio.create_task(
             purge_old_rows(
@@ -278,6 +288,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await scheduler.stop()
+            await pairing.stop()
             await deadlines.stop()
             await dispatcher.stop()
             await sender.close()
@@ -326,24 +337,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Moves first: routes are matched in order, and moves are most of the traffic.
     # Every operation but the health routes' answers 429 past a rate limit
     # (app/api/edge/ratelimit.py).
-    for module in (
-        moves,
-        players,
-        notifications,
-        tables,
-        reviews,
-        live,
-        tickets,
-        health,
-        ratings,
-        push,
-        tournaments,
-    ):
+    routers = (moves, seeks, challenges, players, notifications, tables, reviews, live, tickets)
+    for module in (*routers, health, ratings, push, tournaments):
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has
     document_clock_minimums(app, clock_minimums)
     return app
+
+
+def lobby_caps(settings: Settings) -> Caps:
+    """The lobby's caps and pairing settings (``lobby_*``)."""
+    return Caps(
+        open_seeks=settings.lobby_max_open_seeks,
+        live_games=settings.lobby_max_live_games,
+        correspondence_games=settings.lobby_max_correspondence_games,
+        live_idle=settings.lobby_live_idle_seconds,
+        longest=settings.lobby_seek_max_seconds,
+        default=settings.lobby_seek_default_seconds,
+        presence=settings.lobby_presence_seconds,
+        avoid=settings.lobby_avoid_seconds,
+        widening=Widening(
+            settings.lobby_gap_base, settings.lobby_gap_per_second, settings.lobby_gap_max
+        ),
+    )
 
 
 def document_clock_minimums(app: FastAPI, minimums: Minimums) -> None:

@@ -190,6 +190,32 @@ class Settings(BaseSettings):
     push_timeout: float = 10.0
     push_allow_private: bool = False
 
+    # The lobby (``app.service.lobby``, docs/lobby.md). Caps: open seeks and challenges one
+    # player has at once (409 ``too_many_seeks``), lobby games not finished at once per player,
+    # live and correspondence (409 ``too_many_live_games`` / ``too_many_correspondence_games``;
+    # a live game stops counting after ``lobby_live_idle_seconds`` without a move), challenges
+    # sent per player (the ``limits`` notation; 429), the longest a seek or challenge may wait
+    # (``expires_in``) and its default. A live seek lives while its owner has a socket open on
+    # some process: each process renews its players' seeks every third of
+    # ``lobby_presence_seconds``, and a seek not renewed for that long lapses. Pairing: each
+    # process looks at the pools every ``lobby_scan_interval`` seconds (a new seek here at
+    # once); a pair's rating gap may be ``lobby_gap_base`` + ``lobby_gap_per_second`` x the
+    # longer wait, at most ``lobby_gap_max``; two players who declined or aborted against each
+    # other are not paired again for ``lobby_avoid_seconds``.
+    lobby_max_open_seeks: int = 5
+    lobby_max_live_games: int = 1
+    lobby_max_correspondence_games: int = 20
+    lobby_live_idle_seconds: float = 600.0
+    rate_limit_challenges: str = "10/minute"
+    lobby_seek_max_seconds: float = 2592000.0
+    lobby_seek_default_seconds: float = 604800.0
+    lobby_presence_seconds: float = 6.0
+    lobby_scan_interval: float = 0.25
+    lobby_gap_base: float = 100.0
+    lobby_gap_per_second: float = 10.0
+    lobby_gap_max: float = 600.0
+    lobby_avoid_seconds: float = 600.0
+
     def origins(self) -> list[str]:
         """The allowed origins: ``public_url``'s own, then ``allowed_origins``."""
         own = self.public_url.rstrip("/")

@@ -301,19 +301,66 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
             subscription_id=pushed["id"],
         )
         await _tournament(rec, ada, bo)
+        lobby = await _socket(base, "/v1/lobby/ws", bo)
+        tasks.append(asyncio.create_task(_collect(lobby, messages)))
+        await _lobby(rec, http, ada, bo, messages)
         await rec.call("GET", "/v1/leaderboards/{category}", category="standard")
         await rec.call("GET", "/v1/players/{player_id}", player_id=ada.id)
         await rec.call("GET", "/healthz")
         await rec.call("GET", "/livez")
         await rec.call("GET", "/readyz")
         await asyncio.sleep(0.5)  # a heartbeat
-        for ws in (notes, *seats):
+        for ws in (notes, *seats, lobby):
             await ws.close()
         await asyncio.gather(*tasks, return_exceptions=True)
     # No event of a real game is hidden from a seat whole: the skip comes from its model.
     messages.setdefault("skip", {"type": "skip", "seq": 11})
     messages.update(sent)
     return rec.exchanges, messages
+
+
+async def _lobby(
+    rec: Recorder, http: httpx.AsyncClient, ada: Player, bo: Player, messages: dict[str, JSON]
+) -> None:
+    """Seeks and challenges: a bot offered and taken, a listed seek accepted, a challenge
+    declined, an open one taken, one withdrawn, a bot account marked."""
+    carl, dee = await new_player(http, "Carl"), await new_player(http, "Dee")
+    live = {"preset": "standard", "clock": {"control": "bank", "seconds": 300, "bonus": 5}}
+    body = {**live, "rated": True, "rating_min": 1400, "rating_max": 1450, "bot_after": 5}
+    waiting = (await rec.call("POST", "/v1/seeks", ada, body)).json()
+    while "bot_offered" not in messages:
+        await asyncio.sleep(0.1)
+    await rec.call("GET", "/v1/seeks/{seek_id}", seek_id=waiting["seek_id"])
+    pick = {"level": "medium"}
+    await rec.call("POST", "/v1/seeks/{seek_id}/bot", ada, pick, seek_id=waiting["seek_id"])
+    days = {"preset": "standard", "clock": {"control": "per_move", "seconds": 259200}}
+    r = await http.post("/v1/seeks", json={**days, "rating_min": 4000}, headers=bo.auth)
+    listed = r.json()["seek_id"]
+    await rec.call("GET", "/v1/seeks")
+    await rec.call("POST", "/v1/seeks/{seek_id}/accept", carl, seek_id=listed)
+    r = await http.post("/v1/seeks", json={"preset": "classic"}, headers=dee.auth)
+    await rec.call("DELETE", "/v1/seeks/{seek_id}", dee, seek_id=r.json()["seek_id"])
+    to_bo = {"to": "Bo", **days}
+    challenge = (await rec.call("POST", "/v1/challenges", ada, to_bo)).json()
+    await rec.call("GET", "/v1/players/me/seeks", bo)
+    await rec.call("GET", "/v1/challenges/{challenge_id}", challenge_id=challenge["seek_id"])
+    await rec.call(
+        "POST",
+        "/v1/challenges/{challenge_id}/decline",
+        bo,
+        {"reason": "later"},
+        challenge_id=challenge["seek_id"],
+    )
+    r = await http.post("/v1/challenges", json={"preset": "classic"}, headers=dee.auth)
+    await rec.call(
+        "POST", "/v1/challenges/{challenge_id}/accept", carl, challenge_id=r.json()["seek_id"]
+    )
+    r = await http.post("/v1/challenges", json={"preset": "classic"}, headers=dee.auth)
+    await rec.call("DELETE", "/v1/challenges/{challenge_id}", dee, challenge_id=r.json()["seek_id"])
+    robot = await new_player(http, "Robo")
+    await rec.call("POST", "/v1/players/me/bot", robot)
+    while "seek_removed" not in messages or "seek_paired" not in messages:
+        await asyncio.sleep(0.1)
 
 
 def _write(path: Path, value: Any) -> None:

@@ -48,6 +48,9 @@ from app.table.model import Committed, StoredEvent
 T = TypeVar("T")
 
 QUEUE_LIMIT = 1000
+# The lobby's listeners subscribe as this "player" (no player's id: those are 32 hex digits):
+# the lobby's news (``seek_added``, ``seek_removed``) reaches them on every process.
+LOBBY = "lobby"
 # How often a listener reads the log while the bus is degraded (seconds).
 POLL_INTERVAL = 0.5
 
@@ -62,6 +65,9 @@ class Notification:
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The message; one about no table (the lobby's) has no ``table_id``."""
+        if not self.table_id:
+            return {"type": self.type, **self.data}
         return {"type": self.type, "table_id": self.table_id, **self.data}
 
 
@@ -209,6 +215,11 @@ class Hub:
 
     def player(self, player_id: str) -> Subscription[Notification]:
         return Subscription(self._players, player_id)
+
+    def present(self) -> list[str]:
+        """The players with a socket open on this process (a subscription to their
+        notifications: the player socket, a table socket, the lobby socket with a token)."""
+        return [p for p in self._players if p != LOBBY]
 
     def publish(self, events: Iterable[StoredEvent]) -> None:
         """Hand committed events to every subscriber of their table."""

@@ -143,16 +143,18 @@ class TableService(TableQueries):
 
     # Players.
 
-    async def create_player(self, name: str, address: str | None = None) -> tuple[Actor, str]:
-        """A new anonymous player and their bearer token (only its hash is stored); counted
-        against the ``players_ip`` limit of the client's ``address``; the name normalised, or
-        refused (``app.service.names``)."""
+    async def create_player(
+        self, name: str, address: str | None = None, *, bot: bool = False
+    ) -> tuple[Actor, str]:
+        """A new anonymous player (a bot account, for good, with ``bot``) and their bearer
+        token (only its hash is stored); counted against the ``players_ip`` limit of the
+        client's ``address``; the name normalised, or refused (``app.service.names``)."""
         name = names.player_name(name)
         if address is not None:
             await self.rate_limits.hit("players_ip", address)
         actor = Actor(uuid.uuid4().hex, name)
         async with self.db.write() as session:
-            await tables.add_player(session, actor.player_id, name)
+            await tables.add_player(session, actor.player_id, name, bot=bot)
             await session.flush()  # the token's row refers to the player's
             issued = await self.tokens.add(session, actor.player_id)
         return actor, issued.secret
@@ -179,9 +181,47 @@ class TableService(TableQueries):
         """A table with the actor in seat 0 (201); the ruleset is validated by the engine, the
         time control by ``clocks.parse_control``."""
         if idempotency is not None:
-            replay = await self._replay(actor, idempotency)
+            replay = await self.replay(actor, idempotency)
             if replay is not None:
                 return replay
+        new = self.new_table(actor, preset, overrides, deck_design, rated=rated, clock=clock)
+        table, seats, created, clock_state = new
+        body = self.render(Loaded(table, seats, None, clock_state), actor)
+
+        cap = self.max_open_tables
+        if cap:  # a read first: a refusal then costs no write transaction
+            async with self.db.read() as session:
+                if await tables.count_open_tables(session, actor.player_id) >= cap:
+                    raise _too_many_tables(cap)
+
+        def write(conn: Connection) -> None:
+            if cap and tables.open_tables(conn, actor.player_id) >= cap:
+                raise _too_many_tables(cap)
+            tables.add_table(conn, table, seats[0], created, clock_state)
+            _remember(conn, actor, idempotency, 201, body)
+
+        try:
+            await self.db.transact(write)
+        except IntegrityError:
+            # The same Idempotency-Key committed by a concurrent request: that table stands.
+            replay = await self.replay(actor, idempotency) if idempotency else None
+            if replay is None:
+                raise
+            return replay
+        return Result(201, body)
+
+    def new_table(
+        self,
+        actor: Actor,
+        preset: str,
+        overrides: dict[str, Any],
+        deck_design: str = DECK_DESIGNS[0],
+        *,
+        rated: bool = False,
+        clock: dict[str, Any] | None = None,
+    ) -> tuple[TableRow, list[SeatInfo], Event, dict[str, Any] | None]:
+        """A new table's row, seat 0 (the actor), first event and clock, not yet written: the
+        ruleset validated by the engine, the time control by ``clocks.parse_control``."""
         rules = make_ruleset(preset, overrides)
         ratings.check_rated(rated, overrides, hints)
         clock_state = clocks.parse_control(clock, self.clock_minimums)
@@ -210,29 +250,7 @@ class TableService(TableQueries):
             },
         )
         seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
-        body = self.render(Loaded(table, seats, None, clock_state), actor)
-
-        cap = self.max_open_tables
-        if cap:  # a read first: a refusal then costs no write transaction
-            async with self.db.read() as session:
-                if await tables.count_open_tables(session, actor.player_id) >= cap:
-                    raise _too_many_tables(cap)
-
-        def write(conn: Connection) -> None:
-            if cap and tables.open_tables(conn, actor.player_id) >= cap:
-                raise _too_many_tables(cap)
-            tables.add_table(conn, table, seats[0], created, clock_state)
-            _remember(conn, actor, idempotency, 201, body)
-
-        try:
-            await self.db.transact(write)
-        except IntegrityError:
-            # The same Idempotency-Key committed by a concurrent request: that table stands.
-            replay = await self._replay(actor, idempotency) if idempotency else None
-            if replay is None:
-                raise
-            return replay
-        return Result(201, body)
+        return table, seats, created, clock_state
 
     async def open_paired(
         self, table: TableRow, seats: tuple[SeatInfo, SeatInfo], clock: dict[str, Any] | None
@@ -298,7 +316,7 @@ class TableService(TableQueries):
             fresh_attempts = 0
             while True:
                 if idempotency is not None:
-                    replay = await self._replay(actor, idempotency)
+                    replay = await self.replay(actor, idempotency)
                     if replay is not None:
                         return replay
                 loaded, change, fresh = await self._decide(
@@ -340,18 +358,38 @@ class TableService(TableQueries):
                     continue
                 except IntegrityError:
                     # The same Idempotency-Key committed by a concurrent request elsewhere.
-                    replay = await self._replay(actor, idempotency) if idempotency else None
+                    replay = await self.replay(actor, idempotency) if idempotency else None
                     if replay is None:
                         raise
                     return replay
                 MOVE_COMMIT.observe(time.perf_counter() - started)
-                after = committed.after
-                self._keep(after)
-                live = [_live(n) for n in change.notes if n.not_before is None]
-                self.hub.deliver(committed.stored, live, committed)
-                if committed.notes_written and self.on_notes is not None:
-                    self.on_notes(_due_to(change.notes, committed.notes_written))
+                self.published(committed, change)
                 return Result(200, self._response(committed, actor) if saved is None else saved)
+
+    def published(self, committed: Committed, change: Change) -> None:
+        """After a commit (of this pipeline, or of a table made whole by the lobby in one
+        transaction): cache the table, deliver its events and live notifications, and wake
+        the dispatcher for those written to the outbox."""
+        self._keep(committed.after)
+        live = [_live(n) for n in change.notes if n.not_before is None]
+        self.hub.deliver(committed.stored, live, committed)
+        if committed.notes_written and self.on_notes is not None:
+            self.on_notes(_due_to(change.notes, committed.notes_written))
+
+    def decide_now(
+        self, loaded: Loaded, actor: Actor, command: Command, expected_version: int | None = None
+    ) -> Change:
+        """``app.table.decide.decide`` at the server's time, with a fresh seed."""
+        return decide(
+            loaded,
+            actor,
+            command,
+            expected_version,
+            self.abandon_after,
+            now=utcnow(),
+            seed=secrets.token_hex(32),
+            warn_at=self.warn_at,
+        )
 
     async def _decide(
         self,
@@ -373,29 +411,14 @@ class TableService(TableQueries):
         reason = "stale" if not cached else "uncached"
         if loaded is not None:
             with contextlib.suppress(ServiceError, RuleError):
-                change = self._decide_now(loaded, actor, command, expected_version)
+                change = self.decide_now(loaded, actor, command, expected_version)
                 return loaded, change, False
             reason = "refusal"
         TABLE_LOADS.labels(reason).inc()
         loaded = await self.load(table_id)
         self._keep(loaded)
-        change = self._decide_now(loaded, actor, command, expected_version)
+        change = self.decide_now(loaded, actor, command, expected_version)
         return loaded, change, True
-
-    def _decide_now(
-        self, loaded: Loaded, actor: Actor, command: Command, expected_version: int | None
-    ) -> Change:
-        """``app.table.decide.decide`` at the server's time, with a fresh seed."""
-        return decide(
-            loaded,
-            actor,
-            command,
-            expected_version,
-            self.abandon_after,
-            now=utcnow(),
-            seed=secrets.token_hex(32),
-            warn_at=self.warn_at,
-        )
 
     def _cached(self, table_id: str) -> Loaded | None:
         entry = self._tables.get(table_id)
@@ -437,7 +460,9 @@ class TableService(TableQueries):
             self._locks[table_id] = lock
         return lock
 
-    async def _replay(self, actor: Actor, idempotency: Idempotency) -> Result | None:
+    async def replay(self, actor: Actor, idempotency: Idempotency) -> Result | None:
+        """The response saved under this Idempotency-Key, if any (409 idempotency_key_reused
+        when it came with another request)."""
         async with self.db.read() as session:
             row = await idempotent_response(session, actor.player_id, idempotency.key)
         if row is None:

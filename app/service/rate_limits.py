@@ -54,7 +54,7 @@ BATCH_DIVISOR = 100
 # Batches kept before the stale ones are swept.
 SWEEP_AT = 10000
 
-LimitName = Literal["token", "ip", "chat", "chat_ip", "players_ip"]
+LimitName = Literal["token", "ip", "chat", "chat_ip", "players_ip", "challenges"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +180,12 @@ class RateLimits:
                 True,
                 True,
                 "too many new players from this address",
+            ),
+            "challenges": Limit.of(
+                _rate(settings.rate_limit_challenges),
+                True,
+                True,
+                "too many challenges sent: wait before the next",
             ),
         }
         return cls(limits, settings.redis_url, settings.redis_prefix)

@@ -54,6 +54,10 @@ class Player(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime]
+    # A bot account (migration 0013): marked before its first table, never unmarked.
+    bot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+
+    __table_args__ = (Index("ix_players_name", text("lower(name)")),)
 
 
 class Token(Base):
@@ -434,3 +438,50 @@ class TournamentPairing(Base):
     winner: Mapped[str | None] = mapped_column(String(40))
     created_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
+
+
+class Seek(Base):
+    """A seek or a challenge of the lobby (migration 0013; ``app.service.lobby``).
+
+    ``mode``: ``seek`` (listed, and paired within its ``pool``) or ``challenge`` (to
+    ``target_id``, or open to whoever takes its link when that is None). ``status``: ``open``,
+    then once ``paired`` (``table_id``: the started table, ``opponent_id``: who), ``cancelled``,
+    ``expired`` or ``declined`` (``reason`` says why). Pairing is one conditional UPDATE from
+    ``open``: a seek is paired once. A live seek is open while ``alive_until`` is ahead: the
+    processes holding its owner's sockets renew it.
+    """
+
+    __tablename__ = "seeks"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    mode: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
+    preset: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]]
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    # The owner's deck design at the table the pairing makes.
+    deck_design: Mapped[str] = mapped_column(String(32), server_default="classic")
+    speed: Mapped[str] = mapped_column(String(16))
+    pool: Mapped[str] = mapped_column(String(120))
+    rating: Mapped[float] = mapped_column(Float)
+    rating_min: Mapped[float | None] = mapped_column(Float)
+    rating_max: Mapped[float | None] = mapped_column(Float)
+    bot_after: Mapped[float | None] = mapped_column(Float)
+    bot_offered_at: Mapped[datetime | None]
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(String(32))
+    table_id: Mapped[str | None] = mapped_column(String(32))
+    opponent_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+    alive_until: Mapped[datetime | None]
+    closed_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        Index("ix_seeks_open", "status", "mode", "pool"),
+        Index("ix_seeks_player", "player_id", "status"),
+        Index("ix_seeks_target", "target_id", "status"),
+        Index("ix_seeks_table", "table_id"),
+    )

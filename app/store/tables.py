@@ -21,8 +21,10 @@ from app.table.model import Loaded, SeatInfo, TableRow
 from app.table.time import utcnow
 
 
-async def add_player(session: AsyncSession, player_id: str, name: str) -> Player:
-    player = Player(id=player_id, name=name, created_at=utcnow())
+async def add_player(
+    session: AsyncSession, player_id: str, name: str, *, bot: bool = False
+) -> Player:
+    player = Player(id=player_id, name=name, created_at=utcnow(), bot=bot)
     session.add(player)
     return player
 

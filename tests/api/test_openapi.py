@@ -62,6 +62,16 @@ NOT_REPLAYED = {
     "post /v1/tournaments/{tournament_id}/withdraw",
     "post /v1/tournaments/{tournament_id}/bots",
     "post /v1/tournaments/{tournament_id}/start",
+    # The lobby's changes of one seek or challenge: each leaves ``open`` once, so the same
+    # again changes nothing (409 seek_closed; GET shows the outcome); marking a bot account
+    # is a state (again: 200, still marked).
+    "delete /v1/seeks/{seek_id}",
+    "post /v1/seeks/{seek_id}/accept",
+    "post /v1/seeks/{seek_id}/bot",
+    "delete /v1/challenges/{challenge_id}",
+    "post /v1/challenges/{challenge_id}/accept",
+    "post /v1/challenges/{challenge_id}/decline",
+    "post /v1/players/me/bot",
 }
 
 

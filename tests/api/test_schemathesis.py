@@ -26,13 +26,39 @@ SEED = int(os.environ.get("SCHEMATHESIS_SEED", "8"))
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 
 
+# Nor can it say what the lobby refuses of a well-formed seek or challenge (docs/lobby.md): a
+# clock under the server's minimum (422 invalid_time_control), ``bot_after`` on a correspondence
+# seek (422 bot_offer_live_only), a player over a cap (409 too_many_seeks ...), a name nobody or
+# several have (404 player_not_found, 409 ambiguous_name), too many challenges (429), an id of no
+# seek (404), one closed already or not yours (409, 403), marking as a bot an account that
+# played (409 already_played); and 401 as for every operation, once the run has rotated or revoked
+# its token.
+LOBBY_REFUSALS = """
+[[operations]]
+include-name = "POST /v1/seeks"
+checks.positive_data_acceptance.expected-statuses = [201, 401, 409, 422]
+
+[[operations]]
+include-name = "POST /v1/challenges"
+checks.positive_data_acceptance.expected-statuses = [201, 401, 404, 409, 422, 429]
+
+[[operations]]
+include-name = "POST /v1/players/me/bot"
+checks.positive_data_acceptance.expected-statuses = [200, 401, 409]
+
+[[operations]]
+include-path-regex = '^/v1/(seeks|challenges)/.'
+checks.positive_data_acceptance.expected-statuses = [200, 401, 403, 404, 409, 422]
+"""
+
 # A schema cannot say "a point on the P-256 curve": a push subscription's p256dh that fits its
 # pattern may still be refused (422 invalid_push_subscription), and that is right. Nor can it say
 # "a host that resolves to a public address": a webhook URL that fits may still be refused (422
 # webhook_url_refused, offline or for a private address alike). Nor "an assigned code point that
 # is neither a format character nor invisible, and not a bot's name": a player's name that fits
 # may still be refused (422 invalid_name, reserved_name; app/service/names.py).
-FITS_YET_REFUSED = """
+FITS_YET_REFUSED = (
+    """
 [[operations]]
 include-name = "POST /v1/players"
 checks.positive_data_acceptance.expected-statuses = [201, 422]
@@ -44,7 +70,13 @@ checks.positive_data_acceptance.expected-statuses = [201, 401, 404, 422]
 [[operations]]
 include-name = "PUT /v1/players/me/webhook"
 checks.positive_data_acceptance.expected-statuses = [200, 401, 422]
+# A url of many escaped characters is a body over MAX_BODY_BYTES: refused (413) before its schema.
+checks.negative_data_rejection.expected-statuses = [
+  400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429
+]
 """
+    + LOBBY_REFUSALS
+)
 
 
 def _setup(url: str) -> tuple[str, dict[str, str]]:
@@ -74,6 +106,8 @@ def test_the_server_does_what_its_document_says(tmp_path: Path) -> None:
         f"sqlite+aiosqlite:///{tmp_path / 'ginrummy.db'}",
         vapid_private_key=new_private_key(),
         vapid_subject="mailto:ops@example.com",
+        # One token makes every request of the run: its limit is not under test here.
+        rate_limit_token="",
     )
     try:
         token, parameters = _setup(server.url)

@@ -4,7 +4,9 @@ import { ApiError as SdkError, createRest, ok } from "@ginrummy/client";
 import { refusal } from "./refusals";
 import type {
   BotLevel,
+  ChallengeCreate,
   CommandOut,
+  DeclineReason,
   DeckDesign,
   GameEvent,
   HandOut,
@@ -19,6 +21,8 @@ import type {
   PushKeyOut,
   PushSubscriptionIn,
   PushSubscriptionOut,
+  SeekCreate,
+  SeekOut,
   TableCreate,
   TableOut,
 } from "./types";
@@ -194,3 +198,23 @@ export function wsUrl(path: string): string {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   return `${proto}//${location.host}${path}`;
 }
+
+/** The lobby: seeks, the open ones, challenges, a bot offered (docs/lobby.md). */
+export const lobbyApi = {
+  seek: (body: SeekCreate) => call<SeekOut>("POST", "/v1/seeks", body),
+  seeks: () => call<SeekOut[]>("GET", "/v1/seeks", undefined, false),
+  mine: () => call<SeekOut[]>("GET", "/v1/players/me/seeks"),
+  get: (id: string) => call<SeekOut>("GET", `/v1/seeks/${encodeURIComponent(id)}`, undefined, false),
+  cancel: (id: string) => call<SeekOut>("DELETE", `/v1/seeks/${encodeURIComponent(id)}`),
+  accept: (id: string) => call<SeekOut>("POST", `/v1/seeks/${encodeURIComponent(id)}/accept`),
+  takeBot: (id: string, level: BotLevel) =>
+    call<SeekOut>("POST", `/v1/seeks/${encodeURIComponent(id)}/bot`, { level }),
+  challenge: (body: ChallengeCreate) => call<SeekOut>("POST", "/v1/challenges", body),
+  challengeOf: (id: string) =>
+    call<SeekOut>("GET", `/v1/challenges/${encodeURIComponent(id)}`, undefined, false),
+  acceptChallenge: (id: string) =>
+    call<SeekOut>("POST", `/v1/challenges/${encodeURIComponent(id)}/accept`),
+  declineChallenge: (id: string, reason: DeclineReason) =>
+    call<SeekOut>("POST", `/v1/challenges/${encodeURIComponent(id)}/decline`, { reason }),
+  withdraw: (id: string) => call<SeekOut>("DELETE", `/v1/challenges/${encodeURIComponent(id)}`),
+};

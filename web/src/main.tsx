@@ -6,6 +6,7 @@ import { listen } from "./notify";
 import { ProfilePage } from "./profile/page";
 import { registerWorker } from "./push";
 import { ReplayPage } from "./replay/page";
+import { LobbyPage } from "./lobby/page";
 import { StartPage } from "./start";
 import { TablePage } from "./table/page";
 import { TournamentList } from "./tournaments/list";
@@ -40,6 +41,10 @@ function App() {
   const tour = /^\/tournaments(?:\/([0-9a-f]+))?\/?$/.exec(location.pathname);
   if (tour) {
     return tour[1] ? <TournamentPage key={tour[1] + lang} id={tour[1]} switchLang={switchLang} /> : <TournamentList key={lang} switchLang={switchLang} />;
+  }
+  const challenge = new URLSearchParams(location.search).get("challenge");
+  if (location.pathname === "/lobby" || challenge) {
+    return <LobbyPage key={lang} switchLang={switchLang} challenge={challenge} />;
   }
   return <StartPage key={path + lang} switchLang={switchLang} />;
 }

@@ -7,6 +7,7 @@ import { t, type Key } from "./i18n";
 import { navigate } from "./router";
 import { askPermission, listen } from "./notify";
 import { deckPref, setDeckPref } from "./prefs";
+import { LobbyLink } from "./lobby/link";
 import { PushToggle } from "./push";
 import type { BotLevel, DeckDesign, MatchRecord, TableCreate, TableOut } from "./types";
 import { BOT_LEVELS, BOT_NAMES, DECK_DESIGNS } from "./types";
@@ -147,6 +148,7 @@ export function StartPage({ switchLang }: { switchLang: () => void }) {
       </header>
       <main class="start-main">
         <p class="tagline">{t("tagline")}</p>
+        <LobbyLink />
         <a class="tour-entry" href="/tournaments" onClick={(e) => { e.preventDefault(); navigate("/tournaments"); }}>{t("tournaments")} →</a>
         <form class="panel" onSubmit={(e) => e.preventDefault()}>
           <NameField value={name} onInput={setName} missing={nameMissing && !name.trim()} />

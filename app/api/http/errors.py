@@ -5,24 +5,31 @@ error                  status  codes
 =====================  ======  =========================================================
 UnauthenticatedError   401     unauthorized, token_expired (invalid_ticket, token_revoked:
                                sockets only)
-ForbiddenError         403     not_seated, not_creator (origin_not_allowed: sockets only)
+ForbiddenError         403     not_seated, not_creator, not_yours, not_challenged
+                               (origin_not_allowed: sockets only)
 NotFoundError          404     table_not_found, invite_not_found, hand_not_found,
                                match_not_found, player_not_found,
                                token_not_found, push_subscription_not_found,
-                               push_disabled, not_found (unknown route)
+                               push_disabled, seek_not_found, player_not_found,
+                               not_found (unknown route)
 ConflictError          409     stale_version, table_full, already_seated, match_not_started,
                                match_already_started, waiting_for_opponent,
                                match_not_finished, rematch_already_offered, no_rematch_offer,
                                hand_not_finished, idempotency_key_reused,
                                match_in_progress, no_bot, bot_unchanged, nothing_to_claim,
-                               invite_mismatch, too_many_open_tables, hints_off
+                               invite_mismatch, too_many_open_tables, hints_off,
+                               seek_closed,
+                               own_seek, not_declinable, no_bot_offer, too_many_seeks,
+                               too_many_live_games, too_many_correspondence_games,
+                               ambiguous_name, already_played
 RuleError (engine)     409     the engine's code: not_your_turn, wrong_phase, ...
 RuleError (input)      422     invalid_card, card_required, unknown_action, unknown_preset,
                                invalid_ruleset
 InvalidError           422     invalid_chat, invalid_deck_design, invalid_bot_level,
                                invalid_idempotency_key, invalid_push_subscription,
                                invalid_name, reserved_name, invalid_time_control,
-                               hints_on_rated
+                               hints_on_rated,
+                               bot_offer_live_only, invalid_expiry, challenge_yourself
 validation             422     invalid_request (with ``details``: each error's ``loc``, ``msg``
                                and ``type``, never the input): a body that is not strict JSON
                                (``app.api.edge.request_body``) or does not fit its schema

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.api.http.schemas.common import OPPONENT_ID, TABLE_ID
 from app.api.http.schemas.players import PlayerOut
+from app.api.http.schemas.seeks import SEEK_EXAMPLE, SEEK_ID, SeekOut
 from app.api.http.schemas.tables import _VIEW_EXAMPLE, TableOut
 
 ActionKind = Literal[
@@ -138,6 +139,87 @@ class RematchOfferedMessage(BaseModel):
     player: PlayerOut
 
 
+class SeekPairedMessage(BaseModel):
+    """Your seek or challenge was paired: ``table_id`` is the started table (player's socket,
+    lobby socket with a token)."""
+
+    model_config = _example({"type": "seek_paired", "table_id": TABLE_ID, "seek": SEEK_EXAMPLE})
+
+    type: Literal["seek_paired"] = "seek_paired"
+    table_id: str
+    seek: SeekOut = Field(description="your own row of the pairing")
+
+
+class SeekClosedMessage(BaseModel):
+    """Your seek or challenge (or one to you) closed without a table: cancelled (reason
+    ``paired_elsewhere`` when another pairing took you), declined (the reason given), expired
+    (a live seek also when none of your sockets was open)."""
+
+    model_config = _example(
+        {"type": "seek_closed", "seek_id": SEEK_ID, "status": "declined", "reason": "later"}
+    )
+
+    type: Literal["seek_closed"] = "seek_closed"
+    seek_id: str
+    status: Literal["cancelled", "declined", "expired"]
+    reason: str | None
+
+
+class BotOfferedMessage(BaseModel):
+    """Your live seek waited its ``bot_after``: a bot is offered (``POST
+    /v1/seeks/{id}/bot`` takes it; the seek stays open meanwhile)."""
+
+    model_config = _example(
+        {
+            "type": "bot_offered",
+            "seek_id": SEEK_ID,
+            "suggested": "medium",
+            "bots": [{"level": "medium", "name": "CARMEN", "rating": 1500.0}],
+        }
+    )
+
+    type: Literal["bot_offered"] = "bot_offered"
+    seek_id: str
+    suggested: Literal["easy", "medium", "hard"] = Field(description="the closest rating")
+    bots: list[dict[str, Any]]
+
+
+class ChallengeReceivedMessage(SeekOut):
+    """A player challenges you: the challenge (accept or decline it by its ``seek_id``)."""
+
+    model_config = _example(
+        {
+            **SEEK_EXAMPLE,
+            "type": "challenge_received",
+            "mode": "challenge",
+            "status": "open",
+            "table_id": None,
+            "opponent_id": None,
+            "target": {"id": OPPONENT_ID, "name": "Bo"},
+        }
+    )
+
+    type: Literal["challenge_received"] = "challenge_received"
+
+
+class SeekAddedMessage(BaseModel):
+    """A seek is open in the lobby (lobby socket)."""
+
+    model_config = _example({"type": "seek_added", "seek": {**SEEK_EXAMPLE, "status": "open"}})
+
+    type: Literal["seek_added"] = "seek_added"
+    seek: SeekOut
+
+
+class SeekRemovedMessage(BaseModel):
+    """A seek left the lobby: paired, cancelled or expired (lobby socket)."""
+
+    model_config = _example({"type": "seek_removed", "seek_id": SEEK_ID})
+
+    type: Literal["seek_removed"] = "seek_removed"
+    seek_id: str
+
+
 class HeartbeatMessage(BaseModel):
     """Sent after ``ws_heartbeat`` seconds without any other message; ``seq``: the last sent."""
 
@@ -220,6 +302,12 @@ ServerMessage = Annotated[
     | OpponentJoinedMessage
     | MatchFinishedMessage
     | RematchOfferedMessage
+    | SeekPairedMessage
+    | SeekClosedMessage
+    | BotOfferedMessage
+    | ChallengeReceivedMessage
+    | SeekAddedMessage
+    | SeekRemovedMessage
     | HeartbeatMessage
     | AckMessage
     | PongMessage
@@ -242,6 +330,12 @@ MESSAGE_MODELS: dict[str, type[BaseModel]] = {
         OpponentJoinedMessage,
         MatchFinishedMessage,
         RematchOfferedMessage,
+        SeekPairedMessage,
+        SeekClosedMessage,
+        BotOfferedMessage,
+        ChallengeReceivedMessage,
+        SeekAddedMessage,
+        SeekRemovedMessage,
         HeartbeatMessage,
         AckMessage,
         PongMessage,

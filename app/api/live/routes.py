@@ -1,6 +1,6 @@
-"""The two WebSocket routes: a table's live stream, ``/v1/tables/{table_id}/ws``
-(``table_ws``), and a player's notifications across all their tables, ``/v1/players/me/ws``
-(``player_ws``).
+"""The WebSocket routes: a table's live stream, ``/v1/tables/{table_id}/ws`` (``table_ws``), a
+player's notifications across all their tables, ``/v1/players/me/ws`` (``player_ws``), and the
+lobby's news, ``/v1/lobby/ws`` (``lobby_ws``).
 
 Here the handshake: who opens the socket (a ticket, a token or a Bearer header; a browser's
 origin), the socket caps of its address and player (``app.api.edge.occupancy``), ``since``, and
@@ -27,6 +27,7 @@ from app.api.live import client_out
 from app.api.live.client_in import not_a_table
 from app.api.live.session import TableStream, feeds_of
 from app.api.live.socket import Socket
+from app.bus.hub import LOBBY
 from app.errors import (
     ForbiddenError,
     InvalidError,
@@ -179,17 +180,7 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
     await socket.accept()
 
     async def forward() -> None:
-        while True:  # a fresh subscription after an overflow: notifications are only hints
-            async with service.hub.player(actor.player_id) as notes:
-                while not notes.overflowed:
-                    try:
-                        async with asyncio.timeout(settings.ws_heartbeat or None):
-                            note = await notes.get()
-                    except TimeoutError:
-                        await socket.send_text(client_out.heartbeat(None))
-                        continue
-                    if note is not None:
-                        await socket.send_text(client_out.note(note))
+        await _forward(socket, service, actor.player_id, settings.ws_heartbeat)
 
     async def receive() -> None:
         await socket.receive(not_a_table)
@@ -197,5 +188,60 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
     service.tokens.hold(digest, socket)  # a revocation closes the socket (4401)
     try:
         await socket.serve(forward, receive)
+    finally:
+        service.tokens.release(digest, socket)
+
+
+async def _forward(socket: Socket, service: TableService, key: str, heartbeat: float) -> None:
+    """Send the notifications to ``key`` (a player, or ``LOBBY``), with a heartbeat after each
+    ``heartbeat`` s of silence (0: none)."""
+    while True:  # a fresh subscription after an overflow: notifications are only hints
+        async with service.hub.player(key) as notes:
+            while not notes.overflowed:
+                try:
+                    async with asyncio.timeout(heartbeat or None):
+                        note = await notes.get()
+                except TimeoutError:
+                    await socket.send_text(client_out.heartbeat(None))
+                    continue
+                if note is not None:
+                    await socket.send_text(client_out.note(note))
+
+
+@router.websocket("/v1/lobby/ws")
+async def lobby_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = None) -> None:
+    """The lobby's news (``seek_added``, ``seek_removed``) for anyone; with a ticket or token,
+    the player's notifications too (their live seeks live while it is open)."""
+    service: TableService = websocket.app.state.service
+    settings: Settings = websocket.app.state.settings
+    socket = Socket(websocket, settings.ws_send_queue)
+    try:
+        caller = await _caller(websocket, token, ticket)
+        _admit(websocket, None if caller is None else caller[0])
+    except ServiceError as exc:
+        code = close_code(exc)
+        if code is None:
+            raise
+        await socket.refuse(code, exc)
+        return
+    await socket.accept()
+
+    async def lobby() -> None:
+        await _forward(socket, service, LOBBY, settings.ws_heartbeat)
+
+    async def receive() -> None:
+        await socket.receive(not_a_table)
+
+    if caller is None:
+        await socket.serve(lobby, receive)
+        return
+    actor, digest = caller
+
+    async def mine() -> None:
+        await _forward(socket, service, actor.player_id, 0)
+
+    service.tokens.hold(digest, socket)
+    try:
+        await socket.serve(lobby, mine, receive)
     finally:
         service.tokens.release(digest, socket)

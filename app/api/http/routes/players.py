@@ -10,6 +10,7 @@ from app.api.edge.request_body import StrictJSONRoute
 from app.api.http.deps import CurrentActor, ServiceDep, bearer_token, client_address
 from app.api.http.schemas.common import error_responses
 from app.api.http.schemas.players import (
+    BotMarked,
     PlayerCreate,
     PlayerCreated,
     PlayerOut,
@@ -31,7 +32,7 @@ router = APIRouter(prefix="/v1/players", tags=["players"], route_class=StrictJSO
 )
 async def create_player(request: Request, body: PlayerCreate, service: ServiceDep) -> PlayerCreated:
     """Create an anonymous player; the token is returned once and only its hash is kept."""
-    actor, token = await service.create_player(body.name, client_address(request))
+    actor, token = await service.create_player(body.name, client_address(request), bot=body.bot)
     return PlayerCreated(id=actor.player_id, name=actor.name, token=token)
 
 
@@ -39,6 +40,14 @@ async def create_player(request: Request, body: PlayerCreate, service: ServiceDe
 async def me(actor: CurrentActor) -> PlayerOut:
     """The player holding the bearer token."""
     return PlayerOut(id=actor.player_id, name=actor.name)
+
+
+@router.post("/me/bot", response_model=BotMarked, responses=error_responses(401, 409))
+async def mark_bot(request: Request, actor: CurrentActor) -> BotMarked:
+    """Mark your account as a bot account, for good: only before it first sits at a table
+    (409 already_played), and it is never unmarked. The lobby shows it as a bot."""
+    await request.app.state.lobby.mark_bot(actor)
+    return BotMarked(id=actor.player_id, bot=True)
 
 
 @router.get("/me/matches", response_model=list[MatchRecordOut], responses=error_responses(401))

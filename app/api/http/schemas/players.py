@@ -10,7 +10,10 @@ from app.api.http.schemas.common import NAME_PATTERN, PLAYER_ID, Body, _example,
 
 
 class PlayerCreate(Body):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Ada"}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"name": "Ada"}, {"name": "RoboRummy", "bot": True}]},
+    )
 
     name: str = Field(
         min_length=1,
@@ -31,6 +34,19 @@ class PlayerCreate(Body):
         if not value:
             raise ValueError("name must not be blank")
         return value
+
+    bot: bool = Field(
+        False,
+        strict=True,
+        description="a bot account: marked as one in the lobby, for good (see /me/bot)",
+    )
+
+
+class BotMarked(BaseModel):
+    model_config = _example({"id": PLAYER_ID, "bot": True})
+
+    id: str
+    bot: bool
 
 
 class PlayerOut(BaseModel):

@@ -123,9 +123,11 @@ class Client:
 
     # Players.
 
-    async def sign_up(self, name: str) -> JSON:
-        """A new player (``POST /v1/players``); its token is this client's from now on."""
-        player: JSON = await self.request("POST", "/v1/players", {"name": name})
+    async def sign_up(self, name: str, *, bot: bool = False) -> JSON:
+        """A new player (``POST /v1/players``), with ``bot`` a bot account (marked for good: the
+        lobby shows it as a bot); its token is this client's from now on."""
+        body: JSON = {"name": name, "bot": True} if bot else {"name": name}
+        player: JSON = await self.request("POST", "/v1/players", body)
         self.token = player["token"]
         return player
 

@@ -71,7 +71,7 @@ class BotKit:
         if token is not None:
             self.api.token = token
             return
-        await self.api.sign_up(config.name)
+        await self.api.sign_up(config.name, bot=True)
         if path is not None and self.api.token is not None:
             path.write_text(self.api.token + "\n")
 
