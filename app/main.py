@@ -67,9 +67,9 @@ from app.service.workers.bot_pool import BotPool
 from app.service.workers.bots import BotRunner
 from app.service.workers.deadlines import DeadlineRunner
 from app.service.workers.dispatcher import Dispatcher
+from app.service.workers.pairing import PairingWorker
 from app.service.workers.reviews import Reviews
 from app.service.workers.tournaments import TournamentRunner
-from app.service.workers.pairing import PairingWorker
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
 from app.table.clock import Minimums

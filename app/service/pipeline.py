@@ -184,7 +184,9 @@ class TableService(TableQueries):
             replay = await self.replay(actor, idempotency)
             if replay is not None:
                 return replay
-        new = self.new_table(actor, preset, overrides, deck_design, rated=rated, clock=clock)
+        new = self.new_table(
+            actor, preset, overrides, deck_design, rated=rated, clock=clock, hints=hints
+        )
         table, seats, created, clock_state = new
         body = self.render(Loaded(table, seats, None, clock_state), actor)
 
@@ -219,6 +221,7 @@ class TableService(TableQueries):
         *,
         rated: bool = False,
         clock: dict[str, Any] | None = None,
+        hints: bool = False,
     ) -> tuple[TableRow, list[SeatInfo], Event, dict[str, Any] | None]:
         """A new table's row, seat 0 (the actor), first event and clock, not yet written: the
         ruleset validated by the engine, the time control by ``clocks.parse_control``."""

@@ -27,9 +27,10 @@ export class GinRummy {
     this.rest = createRest({ baseUrl, token: () => this.token });
   }
 
-  /** A new player; its token is this client's from now on. */
-  async signUp(name: string): Promise<Schemas["PlayerCreated"]> {
-    const player = ok(await this.rest.POST("/v1/players", { body: { name } }));
+  /** A new player (with `bot`, a bot account: marked for good, the lobby shows it); its token
+   * is this client's from now on. */
+  async signUp(name: string, bot = false): Promise<Schemas["PlayerCreated"]> {
+    const player = ok(await this.rest.POST("/v1/players", { body: { name, bot } }));
     this.token = player.token;
     return player;
   }

@@ -64,6 +64,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Challenge
+         * @description Challenge a player by id or name (they are told: ``challenge_received``), or leave it
+         *     open: its ``url`` is taken by whoever opens it first. Rate limited per player (429); 404
+         *     player_not_found, 409 ambiguous_name, 422 challenge_yourself.
+         */
+        post: operations["post_challenge_v1_challenges_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Challenge
+         * @description A challenge: open, or paired with its ``table_id``, declined with a reason, expired.
+         */
+        get: operations["get_challenge_v1_challenges__challenge_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel Challenge
+         * @description Withdraw your open challenge.
+         */
+        delete: operations["cancel_challenge_v1_challenges__challenge_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept Challenge
+         * @description Accept: the table is started at once (409 seek_closed if someone was first; 403
+         *     not_challenged if it is to another player). The answer is your own row of the pairing.
+         */
+        post: operations["accept_challenge_v1_challenges__challenge_id__accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline Challenge
+         * @description Decline a challenge to you, with a reason code; you two are not paired again at once.
+         */
+        post: operations["decline_challenge_v1_challenges__challenge_id__decline_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invites/{code}": {
         parameters: {
             query?: never;
@@ -165,6 +252,27 @@ export interface paths {
         get: operations["me_v1_players_me_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark Bot
+         * @description Mark your account as a bot account, for good: only before it first sits at a table
+         *     (409 already_played), and it is never unmarked. The lobby shows it as a bot.
+         */
+        post: operations["mark_bot_v1_players_me_bot_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -300,6 +408,26 @@ export interface paths {
          *     Answers with the subscriptions you have left.
          */
         delete: operations["unsubscribe_v1_players_me_push_subscriptions__subscription_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/seeks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My Seeks
+         * @description Your open seeks and challenges, and the open challenges to you.
+         */
+        get: operations["my_seeks_v1_players_me_seeks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -475,6 +603,100 @@ export interface paths {
         get: operations["push_key_v1_push_key_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Seeks
+         * @description The lobby: every open seek, oldest first (public: who, their rating, bot or not, what
+         *     game); ``/v1/lobby/ws`` tells what changes.
+         */
+        get: operations["list_seeks_v1_seeks_get"];
+        put?: never;
+        /**
+         * Post Seek
+         * @description Seek a game (the fields of ``POST /v1/tables``): listed in the lobby and paired in its
+         *     pool by rating; ``GET`` it (or the ``seek_paired`` message) for the table. A live seek
+         *     lives while you have a socket open (409 too_many_seeks, too_many_live_games,
+         *     too_many_correspondence_games: the caps).
+         */
+        post: operations["post_seek_v1_seeks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks/{seek_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Seek
+         * @description A seek: open, or paired with its ``table_id``, or closed with its reason.
+         */
+        get: operations["get_seek_v1_seeks__seek_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel Seek
+         * @description Cancel your open seek (409 seek_closed once paired or closed).
+         */
+        delete: operations["cancel_seek_v1_seeks__seek_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks/{seek_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept Seek
+         * @description Take a listed seek: one acceptor wins, the others get 409 seek_closed. The answer is
+         *     your own row of the pairing, with the started table's ``table_id``.
+         */
+        post: operations["accept_seek_v1_seeks__seek_id__accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks/{seek_id}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take Bot
+         * @description Play the bot offered to your live seek (409 no_bot_offer before the offer): the seek
+         *     is paired with a started table against that bot.
+         */
+        post: operations["take_bot_v1_seeks__seek_id__bot_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1197,6 +1419,21 @@ export interface components {
              */
             level: "easy" | "medium" | "hard";
         };
+        /** BotMarked */
+        BotMarked: {
+            /** Bot */
+            bot: boolean;
+            /** Id */
+            id: string;
+        };
+        /** BotOffer */
+        BotOffer: {
+            /**
+             * Offered At
+             * Format: date-time
+             */
+            offered_at: string;
+        };
         /** BotOpponentOut */
         BotOpponentOut: {
             /**
@@ -1209,6 +1446,15 @@ export interface components {
              * @description the level's display name (TITO, CARMEN, LUNA)
              */
             name: string | null;
+        };
+        /** BotPick */
+        BotPick: {
+            /**
+             * Level
+             * @default medium
+             * @enum {string}
+             */
+            level: "easy" | "medium" | "hard";
         };
         /** BotRatingOut */
         BotRatingOut: {
@@ -1275,6 +1521,69 @@ export interface components {
             volatility: number;
             /** Wins */
             wins: number;
+        };
+        /** ChallengeCreate */
+        ChallengeCreate: {
+            /**
+             * Clock
+             * @description the time control; default none
+             */
+            clock?: (components["schemas"]["NoClockIn"] | components["schemas"]["PerMoveClockIn"] | components["schemas"]["BankClockIn"]) | null;
+            /**
+             * Deck Design
+             * @default classic
+             * @enum {string}
+             */
+            deck_design: "classic" | "royal" | "neon" | "forest";
+            /**
+             * Expires In
+             * @description seconds until it expires unless taken: at most the server's lobby_seek_max_seconds (30 days by default); default lobby_seek_default_seconds (7 days)
+             */
+            expires_in?: number | null;
+            /**
+             * Hints
+             * @description Casual only: the seat to move may ask LUNA for a hint (422 hints_on_rated on a rated table); the table's view says so to both players. Default: off.
+             */
+            hints?: boolean | null;
+            /**
+             * Preset
+             * @description standard, cardems, reino, classic, oklahoma
+             * @default standard
+             * @enum {string}
+             */
+            preset: "standard" | "cardems" | "reino" | "classic" | "oklahoma";
+            /**
+             * Rated
+             * @description Rated: its finished matches move ratings (preset unchanged only).
+             * @default false
+             */
+            rated: boolean;
+            /**
+             * Rules
+             * @description Overrides of rule fields (RULES.md §9).
+             */
+            rules?: {
+                big_gin_bonus?: number;
+                dead_hand_at?: number;
+                /** @enum {unknown} */
+                first_dealer?: "random" | "seat0" | "seat1";
+                game_bonus?: number;
+                gin_bonus?: number;
+                knock_limit?: number;
+                /** @enum {unknown} */
+                layoff?: "joint" | "arrange_first";
+                line_bonus?: number;
+                oklahoma?: boolean;
+                target?: number;
+                undercut_bonus?: number;
+                upcard_offer?: boolean;
+                winner_deals?: boolean;
+            };
+            /**
+             * To
+             * @description the challenged player's id or name (any case; 409 ambiguous_name when several share it); none: an open challenge, taken by whoever opens its url first
+             */
+            to?: string | null;
         };
         /** ChatBody */
         ChatBody: {
@@ -1398,6 +1707,15 @@ export interface components {
              * @enum {string}
              */
             design: "classic" | "royal" | "neon" | "forest";
+        };
+        /** DeclineBody */
+        DeclineBody: {
+            /**
+             * Reason
+             * @default generic
+             * @enum {string}
+             */
+            reason: "generic" | "later" | "too_fast" | "too_slow" | "rated" | "casual" | "rules";
         };
         /** DeliveryOut */
         DeliveryOut: {
@@ -1941,6 +2259,12 @@ export interface components {
         /** PlayerCreate */
         PlayerCreate: {
             /**
+             * Bot
+             * @description a bot account: marked as one in the lobby, for good (see /me/bot)
+             * @default false
+             */
+            bot: boolean;
+            /**
              * Name
              * @description Shown to the other players; normalised (NFC, runs of spaces as one). Not all whitespace, no control, format, bidi or invisible characters, at most 3 combining marks on a character (422 invalid_name); not a bot's name, TITO, CARMEN or LUNA, in any case or look-alike letters (422 reserved_name).
              */
@@ -2119,6 +2443,13 @@ export interface components {
             /** Rating */
             rating: number;
         };
+        /** RatingRange */
+        RatingRange: {
+            /** Max */
+            max: number | null;
+            /** Min */
+            min: number | null;
+        };
         /** ReadinessOut */
         ReadinessOut: {
             /** Checks */
@@ -2219,6 +2550,194 @@ export interface components {
             points_lost_per_hand: number;
             /** Seat */
             seat: number;
+        };
+        /** SeekCreate */
+        SeekCreate: {
+            /**
+             * Bot After
+             * @description live seeks: offer me a bot (bot_offered) after waiting this many seconds
+             */
+            bot_after?: number | null;
+            /**
+             * Clock
+             * @description the time control; default none
+             */
+            clock?: (components["schemas"]["NoClockIn"] | components["schemas"]["PerMoveClockIn"] | components["schemas"]["BankClockIn"]) | null;
+            /**
+             * Deck Design
+             * @default classic
+             * @enum {string}
+             */
+            deck_design: "classic" | "royal" | "neon" | "forest";
+            /**
+             * Expires In
+             * @description seconds until it expires unless taken: at most the server's lobby_seek_max_seconds (30 days by default); default lobby_seek_default_seconds (7 days)
+             */
+            expires_in?: number | null;
+            /**
+             * Hints
+             * @description Casual only: the seat to move may ask LUNA for a hint (422 hints_on_rated on a rated table); the table's view says so to both players. Default: off.
+             */
+            hints?: boolean | null;
+            /**
+             * Preset
+             * @description standard, cardems, reino, classic, oklahoma
+             * @default standard
+             * @enum {string}
+             */
+            preset: "standard" | "cardems" | "reino" | "classic" | "oklahoma";
+            /**
+             * Rated
+             * @description Rated: its finished matches move ratings (preset unchanged only).
+             * @default false
+             */
+            rated: boolean;
+            /**
+             * Rating Max
+             * @description the opponent's rating at least / at most this (default: any)
+             */
+            rating_max?: number | null;
+            /**
+             * Rating Min
+             * @description the opponent's rating at least / at most this (default: any)
+             */
+            rating_min?: number | null;
+            /**
+             * Rules
+             * @description Overrides of rule fields (RULES.md §9).
+             */
+            rules?: {
+                big_gin_bonus?: number;
+                dead_hand_at?: number;
+                /** @enum {unknown} */
+                first_dealer?: "random" | "seat0" | "seat1";
+                game_bonus?: number;
+                gin_bonus?: number;
+                knock_limit?: number;
+                /** @enum {unknown} */
+                layoff?: "joint" | "arrange_first";
+                line_bonus?: number;
+                oklahoma?: boolean;
+                target?: number;
+                undercut_bonus?: number;
+                upcard_offer?: boolean;
+                winner_deals?: boolean;
+            };
+        };
+        /** SeekGame */
+        SeekGame: {
+            /**
+             * Clock
+             * @description the time control asked for
+             */
+            clock: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Deck Design
+             * @description the owner's deck design at the table
+             */
+            deck_design: string;
+            /**
+             * Pool
+             * @description the quick-pairing pool: seeks of one pool are paired
+             */
+            pool: string;
+            /** Preset */
+            preset: string;
+            /** Rated */
+            rated: boolean;
+            /**
+             * Rules
+             * @description the rule overrides asked for
+             */
+            rules: {
+                [key: string]: unknown;
+            };
+            /**
+             * Speed
+             * @description correspondence: no clock, or a per-move clock of a day or more
+             * @enum {string}
+             */
+            speed: "live" | "correspondence";
+        };
+        /** SeekOut */
+        SeekOut: {
+            /** Bot After */
+            bot_after: number | null;
+            /** @description a bot was offered: POST .../bot to take it */
+            bot_offer: components["schemas"]["BotOffer"] | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            game: components["schemas"]["SeekGame"];
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "seek" | "challenge";
+            /**
+             * Opponent Id
+             * @description once paired: who (none against a bot)
+             */
+            opponent_id: string | null;
+            player: components["schemas"]["SeekPlayer"];
+            rating_range: components["schemas"]["RatingRange"];
+            /**
+             * Reason
+             * @description why it closed: a decline's reason, paired_elsewhere, a cap's code
+             */
+            reason: string | null;
+            /** Seek Id */
+            seek_id: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "paired" | "cancelled" | "expired" | "declined";
+            /**
+             * Table Id
+             * @description once paired: the started table
+             */
+            table_id: string | null;
+            /** @description a direct challenge's player */
+            target: components["schemas"]["SeekTarget"] | null;
+            /**
+             * Url
+             * @description a challenge's link, to share
+             */
+            url: string | null;
+        };
+        /** SeekPlayer */
+        SeekPlayer: {
+            /**
+             * Bot
+             * @description a bot account (a built-in bot plays only when offered)
+             */
+            bot: boolean;
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /**
+             * Rating
+             * @description their rating in the preset's category when they posted
+             */
+            rating: number;
+        };
+        /** SeekTarget */
+        SeekTarget: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
         };
         /** SideScores */
         SideScores: {
@@ -2878,6 +3397,387 @@ export interface operations {
             };
         };
     };
+    post_challenge_v1_challenges_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChallengeCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_challenge_v1_challenges__challenge_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    cancel_challenge_v1_challenges__challenge_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    accept_challenge_v1_challenges__challenge_id__accept_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    decline_challenge_v1_challenges__challenge_id__decline_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeclineBody"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     invite_v1_invites__code__get: {
         parameters: {
             query?: never;
@@ -3212,6 +4112,55 @@ export interface operations {
             };
             /** @description missing or unknown bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mark_bot_v1_players_me_bot_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotMarked"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3626,6 +4575,46 @@ export interface operations {
             };
             /** @description malformed body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    my_seeks_v1_players_me_seeks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"][];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4117,6 +5106,400 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PushKeyOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_seeks_v1_seeks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"][];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_seek_v1_seeks_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retrying with the same key returns the first response and applies nothing twice; 1 to 200 visible ASCII characters (422 invalid_idempotency_key). The same key with another request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeekCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_seek_v1_seeks__seek_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    cancel_seek_v1_seeks__seek_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    accept_seek_v1_seeks__seek_id__accept_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    take_bot_v1_seeks__seek_id__bot_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["BotPick"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a rule or the table's state says no, or the Idempotency-Key came with another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
@@ -6793,11 +8176,17 @@ export const bankClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepR
 export const bankClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BankClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
 export const botBodyLevelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotBody"]["level"]> = ["easy", "medium", "hard"];
 export const botEntryBodyLevelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotEntryBody"]["level"]> = ["easy", "medium", "hard"];
+export const botPickLevelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotPick"]["level"]> = ["easy", "medium", "hard"];
+export const challengeCreateDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChallengeCreate"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const challengeCreatePresetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChallengeCreate"]["preset"]> = ["standard", "cardems", "reino", "classic", "oklahoma"];
+export const challengeCreateRulesFirst_dealerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChallengeCreate"]["rules"]["first_dealer"]> = ["random", "seat0", "seat1"];
+export const challengeCreateRulesLayoffValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChallengeCreate"]["rules"]["layoff"]> = ["joint", "arrange_first"];
 export const clockOutAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["autoplay_level"]> = ["easy", "medium", "hard"];
 export const clockOutControlValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["control"]> = ["bank", "per_move"];
 export const clockOutPolicyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockOut"]["policy"]> = ["claim", "forfeit", "autoplay"];
 export const decisionOutMarkAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DecisionOut"]["mark"]> = ["inaccuracy", "mistake", "blunder"];
 export const deckBodyDesignValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckBody"]["design"]> = ["classic", "royal", "neon", "forest"];
+export const declineBodyReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeclineBody"]["reason"]> = ["generic", "later", "too_fast", "too_slow", "rated", "casual", "rules"];
 export const deliveryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryOut"]["status"]> = ["pending", "delivered", "failed", "digested", "skipped", "stale"];
 export const drawBodySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawBody"]["source"]> = ["stock", "discard"];
 export const exportTournamentOutFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ExportTournamentOut"]["format"]> = ["arena", "swiss"];
@@ -6819,6 +8208,13 @@ export const perMoveClockInAutoplay_levelAnyOf0Values: ReadonlyArray<FlattenedDe
 export const perMoveClockInPolicyAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PerMoveClockIn"]["policy"]> = ["claim", "forfeit", "autoplay"];
 export const readinessOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReadinessOut"]["status"]> = ["ok", "degraded"];
 export const seatOutDeck_designAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatOut"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const seekCreateDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeekCreate"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
+export const seekCreatePresetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeekCreate"]["preset"]> = ["standard", "cardems", "reino", "classic", "oklahoma"];
+export const seekCreateRulesFirst_dealerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeekCreate"]["rules"]["first_dealer"]> = ["random", "seat0", "seat1"];
+export const seekCreateRulesLayoffValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeekCreate"]["rules"]["layoff"]> = ["joint", "arrange_first"];
+export const seekGameSpeedValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeekGame"]["speed"]> = ["live", "correspondence"];
+export const seekOutModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeekOut"]["mode"]> = ["seek", "challenge"];
+export const seekOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeekOut"]["status"]> = ["open", "paired", "cancelled", "expired", "declined"];
 export const tableCreateDeck_designValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["deck_design"]> = ["classic", "royal", "neon", "forest"];
 export const tableCreatePresetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["preset"]> = ["standard", "cardems", "reino", "classic", "oklahoma"];
 export const tableCreateRulesFirst_dealerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableCreate"]["rules"]["first_dealer"]> = ["random", "seat0", "seat1"];

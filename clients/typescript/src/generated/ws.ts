@@ -28,6 +28,12 @@ export type ServerMessage =
   | OpponentJoinedMessage
   | MatchFinishedMessage
   | RematchOfferedMessage
+  | SeekPairedMessage
+  | SeekClosedMessage
+  | BotOfferedMessage
+  | ChallengeReceivedMessage
+  | SeekAddedMessage
+  | SeekRemovedMessage
   | HeartbeatMessage
   | AckMessage
   | PongMessage
@@ -143,21 +149,119 @@ export type Type7 = "match_finished";
 export type Winner = number | null;
 export type TableId4 = string;
 export type Type8 = "rematch_offered";
+export type BotAfter = number | null;
+export type OfferedAt = string;
+export type CreatedAt = string;
+export type ExpiresAt = string;
+/**
+ * the time control asked for
+ */
+export type Clock1 = {
+  [k: string]: unknown;
+} | null;
+/**
+ * the owner's deck design at the table
+ */
+export type DeckDesign1 = string;
+/**
+ * the quick-pairing pool: seeks of one pool are paired
+ */
+export type Pool = string;
+export type Preset1 = string;
+export type Rated1 = boolean;
+/**
+ * correspondence: no clock, or a per-move clock of a day or more
+ */
+export type Speed = "live" | "correspondence";
+export type Mode = "seek" | "challenge";
+/**
+ * once paired: who (none against a bot)
+ */
+export type OpponentId = string | null;
+/**
+ * a bot account (a built-in bot plays only when offered)
+ */
+export type Bot = boolean;
+export type Id3 = string;
+export type Name1 = string;
+/**
+ * their rating in the preset's category when they posted
+ */
+export type Rating = number;
+export type Max = number | null;
+export type Min = number | null;
+/**
+ * why it closed: a decline's reason, paired_elsewhere, a cap's code
+ */
+export type Reason1 = string | null;
+export type SeekId = string;
+export type Status1 = "open" | "paired" | "cancelled" | "expired" | "declined";
+/**
+ * once paired: the started table
+ */
+export type TableId5 = string | null;
+export type Id4 = string;
+export type Name2 = string;
+/**
+ * a challenge's link, to share
+ */
+export type Url = string | null;
+export type TableId6 = string;
+export type Type9 = "seek_paired";
+export type Reason2 = string | null;
+export type SeekId1 = string;
+export type Status2 = "cancelled" | "declined" | "expired";
+export type Type10 = "seek_closed";
+export type Bots = {
+  [k: string]: unknown;
+}[];
+export type SeekId2 = string;
+/**
+ * the closest rating
+ */
+export type Suggested = "easy" | "medium" | "hard";
+export type Type11 = "bot_offered";
+export type BotAfter1 = number | null;
+export type CreatedAt1 = string;
+export type ExpiresAt1 = string;
+export type Mode1 = "seek" | "challenge";
+/**
+ * once paired: who (none against a bot)
+ */
+export type OpponentId1 = string | null;
+/**
+ * why it closed: a decline's reason, paired_elsewhere, a cap's code
+ */
+export type Reason3 = string | null;
+export type SeekId3 = string;
+export type Status3 = "open" | "paired" | "cancelled" | "expired" | "declined";
+/**
+ * once paired: the started table
+ */
+export type TableId7 = string | null;
+export type Type12 = "challenge_received";
+/**
+ * a challenge's link, to share
+ */
+export type Url1 = string | null;
+export type Type13 = "seek_added";
+export type SeekId4 = string;
+export type Type14 = "seek_removed";
 /**
  * null on the player's socket
  */
 export type Seq4 = number | null;
-export type Type9 = "heartbeat";
-export type Id3 = string | null;
-export type Seq5 = number;
-export type Type10 = "ack";
-export type Version2 = number;
-export type Id4 = string | null;
-export type Type11 = "pong";
-export type Code = string;
+export type Type15 = "heartbeat";
 export type Id5 = string | null;
+export type Seq5 = number;
+export type Type16 = "ack";
+export type Version2 = number;
+export type Id6 = string | null;
+export type Type17 = "pong";
+export type Code = string;
+export type Id7 = string | null;
 export type Message = string;
-export type Type12 = "error";
+export type Type18 = "error";
 
 export interface WsMessages {
   client?: ClientMessage;
@@ -310,35 +414,194 @@ export interface RematchOfferedMessage {
   type?: Type8;
 }
 /**
+ * Your seek or challenge was paired: ``table_id`` is the started table (player's socket,
+ * lobby socket with a token).
+ */
+export interface SeekPairedMessage {
+  seek: SeekOut;
+  table_id: TableId6;
+  type?: Type9;
+}
+/**
+ * your own row of the pairing
+ */
+export interface SeekOut {
+  bot_after: BotAfter;
+  /**
+   * a bot was offered: POST .../bot to take it
+   */
+  bot_offer: BotOffer | null;
+  created_at: CreatedAt;
+  expires_at: ExpiresAt;
+  game: SeekGame;
+  mode: Mode;
+  opponent_id: OpponentId;
+  player: SeekPlayer;
+  rating_range: RatingRange;
+  reason: Reason1;
+  seek_id: SeekId;
+  status: Status1;
+  table_id: TableId5;
+  /**
+   * a direct challenge's player
+   */
+  target: SeekTarget | null;
+  url: Url;
+  [k: string]: unknown;
+}
+export interface BotOffer {
+  offered_at: OfferedAt;
+  [k: string]: unknown;
+}
+export interface SeekGame {
+  clock: Clock1;
+  deck_design: DeckDesign1;
+  pool: Pool;
+  preset: Preset1;
+  rated: Rated1;
+  rules: Rules1;
+  speed: Speed;
+  [k: string]: unknown;
+}
+/**
+ * the rule overrides asked for
+ */
+export interface Rules1 {
+  [k: string]: unknown;
+}
+export interface SeekPlayer {
+  bot: Bot;
+  id: Id3;
+  name: Name1;
+  rating: Rating;
+  [k: string]: unknown;
+}
+export interface RatingRange {
+  max: Max;
+  min: Min;
+  [k: string]: unknown;
+}
+export interface SeekTarget {
+  id: Id4;
+  name: Name2;
+  [k: string]: unknown;
+}
+/**
+ * Your seek or challenge (or one to you) closed without a table: cancelled (reason
+ * ``paired_elsewhere`` when another pairing took you), declined (the reason given), expired
+ * (a live seek also when none of your sockets was open).
+ */
+export interface SeekClosedMessage {
+  reason: Reason2;
+  seek_id: SeekId1;
+  status: Status2;
+  type?: Type10;
+}
+/**
+ * Your live seek waited its ``bot_after``: a bot is offered (``POST
+ * /v1/seeks/{id}/bot`` takes it; the seek stays open meanwhile).
+ */
+export interface BotOfferedMessage {
+  bots: Bots;
+  seek_id: SeekId2;
+  suggested: Suggested;
+  type?: Type11;
+}
+/**
+ * A player challenges you: the challenge (accept or decline it by its ``seek_id``).
+ */
+export interface ChallengeReceivedMessage {
+  bot_after: BotAfter1;
+  /**
+   * a bot was offered: POST .../bot to take it
+   */
+  bot_offer: BotOffer | null;
+  created_at: CreatedAt1;
+  expires_at: ExpiresAt1;
+  game: SeekGame;
+  mode: Mode1;
+  opponent_id: OpponentId1;
+  player: SeekPlayer;
+  rating_range: RatingRange;
+  reason: Reason3;
+  seek_id: SeekId3;
+  status: Status3;
+  table_id: TableId7;
+  /**
+   * a direct challenge's player
+   */
+  target: SeekTarget | null;
+  type?: Type12;
+  url: Url1;
+}
+/**
+ * A seek is open in the lobby (lobby socket).
+ */
+export interface SeekAddedMessage {
+  seek: SeekOut1;
+  type?: Type13;
+}
+export interface SeekOut1 {
+  bot_after: BotAfter;
+  /**
+   * a bot was offered: POST .../bot to take it
+   */
+  bot_offer: BotOffer | null;
+  created_at: CreatedAt;
+  expires_at: ExpiresAt;
+  game: SeekGame;
+  mode: Mode;
+  opponent_id: OpponentId;
+  player: SeekPlayer;
+  rating_range: RatingRange;
+  reason: Reason1;
+  seek_id: SeekId;
+  status: Status1;
+  table_id: TableId5;
+  /**
+   * a direct challenge's player
+   */
+  target: SeekTarget | null;
+  url: Url;
+  [k: string]: unknown;
+}
+/**
+ * A seek left the lobby: paired, cancelled or expired (lobby socket).
+ */
+export interface SeekRemovedMessage {
+  seek_id: SeekId4;
+  type?: Type14;
+}
+/**
  * Sent after ``ws_heartbeat`` seconds without any other message; ``seq``: the last sent.
  */
 export interface HeartbeatMessage {
   seq?: Seq4;
-  type?: Type9;
+  type?: Type15;
 }
 /**
  * A ``move`` went through the pipeline: the new version and seq, and your view after it.
  */
 export interface AckMessage {
-  id?: Id3;
+  id?: Id5;
   seq: Seq5;
   table: TableOut;
-  type?: Type10;
+  type?: Type16;
   version: Version2;
 }
 /**
  * The answer to a ``ping``.
  */
 export interface PongMessage {
-  id?: Id4;
-  type?: Type11;
+  id?: Id6;
+  type?: Type17;
 }
 /**
  * A refused message or connection; the same codes as over HTTP.
  */
 export interface ErrorMessage {
   code: Code;
-  id?: Id5;
+  id?: Id7;
   message: Message;
-  type?: Type12;
+  type?: Type18;
 }
