@@ -33,6 +33,7 @@ from app.bus.hub import Notification
 from app.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service import ratings
 from app.service import seek_news as news
+from app.service.new_tables import new_table
 from app.service.pipeline import Idempotency, Result, TableService
 from app.service.seek_rows import accepted_row, render
 from app.store import commits, tables
@@ -129,9 +130,10 @@ class Lobby:
         now = utcnow()
         rules = game.rules or {}
         # The table it would make, validated now: a bad game is refused before it waits.
-        row, _, _, clock = self.service.new_table(
-            actor, game.preset, rules, game.deck_design, rated=game.rated, clock=game.clock
-        )
+        row, _, _, clock = new_table(
+            actor, game.preset, rules, game.deck_design,
+            minimums=self.service.clock_minimums, rated=game.rated, clock=game.clock,
+        )  # fmt: skip
         speed = speed_of(clock)
         if bot_after is not None and (speed != "live" or mode != "seek"):
             raise InvalidError("bot_offer_live_only", "a bot is offered to live seeks only")
@@ -399,9 +401,9 @@ class Lobby:
         players' other live seeks, create the table, seat 1 (a player, or a bot's level) and
         start the match. Then deliver. Lost or a ConflictError: nothing written."""
         service = self.service
-        table, seats, created, clock = service.new_table(
-            seat0, game.preset, game.rules or {}, game.deck_design, rated=game.rated,
-            clock=game.clock,
+        table, seats, created, clock = new_table(
+            seat0, game.preset, game.rules or {}, game.deck_design,
+            minimums=service.clock_minimums, rated=game.rated, clock=game.clock,
         )  # fmt: skip
         humans = [seat0.player_id] + ([seat1.player_id] if isinstance(seat1, Actor) else [])
         now = utcnow()

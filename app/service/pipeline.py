@@ -45,12 +45,13 @@ from sqlalchemy.exc import IntegrityError
 
 from app.bus.hub import Hub, Notification
 from app.bus.message import Sent
-from app.engine import Event, MatchState, RuleError, make_ruleset
+from app.engine import MatchState, RuleError
 from app.errors import ConflictError, NotFoundError, ServiceError
 from app.logs import annotate
 from app.metrics import MOVE_COMMIT, TABLE_LOADS
 from app.service import names, ratings
 from app.service.lru import LRU
+from app.service.new_tables import new_table
 from app.service.queries import TableQueries
 from app.service.rate_limits import RateLimits
 from app.service.tokens import Tokens
@@ -184,9 +185,10 @@ class TableService(TableQueries):
             replay = await self.replay(actor, idempotency)
             if replay is not None:
                 return replay
-        new = self.new_table(
-            actor, preset, overrides, deck_design, rated=rated, clock=clock, hints=hints
-        )
+        new = new_table(
+            actor, preset, overrides, deck_design,
+            minimums=self.clock_minimums, rated=rated, clock=clock, hints=hints,
+        )  # fmt: skip
         table, seats, created, clock_state = new
         body = self.render(Loaded(table, seats, None, clock_state), actor)
 
@@ -211,49 +213,6 @@ class TableService(TableQueries):
                 raise
             return replay
         return Result(201, body)
-
-    def new_table(
-        self,
-        actor: Actor,
-        preset: str,
-        overrides: dict[str, Any],
-        deck_design: str = DECK_DESIGNS[0],
-        *,
-        rated: bool = False,
-        clock: dict[str, Any] | None = None,
-        hints: bool = False,
-    ) -> tuple[TableRow, list[SeatInfo], Event, dict[str, Any] | None]:
-        """A new table's row, seat 0 (the actor), first event and clock, not yet written: the
-        ruleset validated by the engine, the time control by ``clocks.parse_control``."""
-        rules = make_ruleset(preset, overrides)
-        ratings.check_rated(rated, overrides, hints)
-        clock_state = clocks.parse_control(clock, self.clock_minimums)
-        table = TableRow(
-            id=uuid.uuid4().hex,
-            created_by=actor.player_id,
-            preset=preset,
-            rules=rules.to_dict(),
-            invite_code=secrets.token_urlsafe(9),
-            status="waiting",
-            match_number=0,
-            version=1,
-            last_seq=1,
-            created_at=utcnow(),
-            rated=rated,
-            hints=hints,
-        )
-        created = Event(
-            "table_created",
-            {
-                "preset": preset,
-                "rules": rules.to_dict(),
-                "seat": 0,
-                "player": {"id": actor.player_id, "name": actor.name},
-                "deck_design": deck_design,
-            },
-        )
-        seats = [SeatInfo(0, actor.player_id, actor.name, None, deck_design)]
-        return table, seats, created, clock_state
 
     async def open_paired(
         self, table: TableRow, seats: tuple[SeatInfo, SeatInfo], clock: dict[str, Any] | None
