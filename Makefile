@@ -39,11 +39,10 @@ web-check: $(WEB_DEPS) $(SDK_TS_DEPS)
 	cd web && npx tsc --noEmit && npx tsc --noEmit -p tsconfig.sw.json
 	cd web && npx madge --circular --extensions ts,tsx --ts-config tsconfig.json src
 
-# After an API change: regenerate the clients' types (web/, clients/typescript/) from the
-# server's schemas.
-web-types: $(STAMP) $(WEB_DEPS) $(SDK_TS_DEPS)
+# After an API change: regenerate the SDK's types (clients/typescript/src/generated/, which
+# the web client imports too) from the server's schemas.
+web-types: $(STAMP) $(SDK_TS_DEPS)
 	$(BIN)/python -m scripts.web_schemas
-	cd web && npm run --silent types
 	cd clients/typescript && npm run --silent types
 
 run: $(STAMP) $(WEB_BUILD)

@@ -1,6 +1,6 @@
 """Write the schemas the web client's types are generated from (``web/schema/``).
 
-    python -m scripts.web_schemas && (cd web && npm run types)
+    python -m scripts.web_schemas && (cd clients/typescript && npm run types)
 
 ``openapi.json`` is the server's OpenAPI document and ``ws.json`` the WebSocket messages (one
 ``$defs`` with ``ServerMessage`` and ``ClientMessage``), both without their examples, which
@@ -8,7 +8,7 @@ shape no type. The sockets' AsyncAPI document, as ``/asyncapi.json`` serves it, 
 ``docs/schemas/asyncapi.json``, and rendered as ``docs/sockets.md`` (``tests/api/test_asyncapi.py``
 checks both).
 ``tests/web/test_types.py`` fails when either of the first two, or the TypeScript generated from
-them (``web/src/generated/``), no longer matches the server.
+them (``clients/typescript/src/generated/``, the web client's too), no longer matches the server.
 """
 
 from __future__ import annotations

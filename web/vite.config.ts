@@ -2,11 +2,18 @@ import { defineConfig } from "vite";
 
 // The SDK (clients/typescript) from its sources, as tsconfig.json's `paths` says.
 const SDK = decodeURIComponent(new URL("../clients/typescript/src/index.ts", import.meta.url).pathname);
+// Its generated types (one copy, the SDK's) for the enums' value lists too.
+const GENERATED = decodeURIComponent(new URL("../clients/typescript/src/generated/", import.meta.url).pathname);
 
 // `npm run build` writes dist/, which the server serves at `/` (app/api/routes/web.py).
 // `npx vite` serves the sources with the API proxied to `make run`'s server.
 export default defineConfig({
-  resolve: { alias: { "@ginrummy/client": SDK } },
+  resolve: {
+    alias: [
+      { find: /^@ginrummy\/client\/generated\/(.*)$/, replacement: GENERATED + "$1.ts" },
+      { find: /^@ginrummy\/client$/, replacement: SDK },
+    ],
+  },
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   build: {
     outDir: "dist",

@@ -16,7 +16,6 @@ from tests.api.conftest import Server, sqlite_only
 ROOT = Path(__file__).resolve().parents[2]
 SDK = ROOT / "clients" / "typescript"
 NPM = ["npm", "run", "--silent"]
-HINT = "the server's schemas changed: run `make web-types` and commit the result"
 
 
 def _run(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> str:
@@ -29,9 +28,6 @@ def _run(*args: str, env: dict[str, str] | None = None, timeout: float = 300) ->
 
 def test_the_sdk_builds_type_checks_and_has_the_generated_types() -> None:
     assert (SDK / "node_modules" / ".bin" / "tsc").exists(), "run `make test` (npm ci there)"
-    for name in ("api.ts", "ws.ts"):
-        mine = (SDK / "src" / "generated" / name).read_text()
-        assert mine == (ROOT / "web" / "src" / "generated" / name).read_text(), HINT
     _run(*NPM, "build")  # type-checks src/ as it compiles (the tests are, by `npm test`)
     assert (SDK / "dist" / "index.js").exists() and (SDK / "dist" / "index.d.ts").exists()
 

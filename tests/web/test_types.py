@@ -1,6 +1,7 @@
-"""The web client's types are generated from the server's schemas and must not drift.
+"""The clients' types are generated from the server's schemas and must not drift.
 
-After an API change: ``make web-types`` rewrites ``web/schema/`` and ``web/src/generated/``.
+After an API change: ``make web-types`` rewrites ``web/schema/`` and the TypeScript SDK's
+``clients/typescript/src/generated/``, which the web client imports too (one copy).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from pathlib import Path
 
 from scripts.web_schemas import SCHEMA_DIR, dumps, openapi_schema, ws_messages_schema
 
-WEB = SCHEMA_DIR.parent
+ROOT = SCHEMA_DIR.parents[1]
+SDK = ROOT / "clients" / "typescript"
 HINT = "the server's schemas changed: run `make web-types` and commit the result"
 
 
@@ -20,16 +22,25 @@ def test_the_committed_schemas_are_the_servers() -> None:
 
 
 def test_the_committed_types_are_generated_from_the_committed_schemas(tmp_path: Path) -> None:
-    bin_dir = WEB / "node_modules" / ".bin"
-    assert (bin_dir / "openapi-typescript").exists(), "run `make test` (npm ci in web/)"
+    bin_dir = SDK / "node_modules" / ".bin"
+    assert (bin_dir / "openapi-typescript").exists(), (
+        "run `make test` (npm ci in clients/typescript)"
+    )
     api, ws = tmp_path / "api.ts", tmp_path / "ws.ts"
     subprocess.run(
-        # As package.json's `types` script: enums also as arrays (the deck designs' list).
-        [bin_dir / "openapi-typescript", "schema/openapi.json", "--enum-values", "-o", api],
-        cwd=WEB,
+        # As the SDK's `types` script: enums also as arrays (the deck designs' list).
+        [bin_dir / "openapi-typescript", SCHEMA_DIR / "openapi.json", "--enum-values", "-o", api],
+        cwd=SDK,
         check=True,
         capture_output=True,
     )
-    subprocess.run([bin_dir / "json2ts", "-i", "schema/ws.json", "-o", ws], cwd=WEB, check=True)
-    assert api.read_text() == (WEB / "src" / "generated" / "api.ts").read_text(), HINT
-    assert ws.read_text() == (WEB / "src" / "generated" / "ws.ts").read_text(), HINT
+    subprocess.run(
+        [bin_dir / "json2ts", "-i", SCHEMA_DIR / "ws.json", "-o", ws], cwd=SDK, check=True
+    )
+    generated = SDK / "src" / "generated"
+    assert api.read_text() == (generated / "api.ts").read_text(), HINT
+    assert ws.read_text() == (generated / "ws.ts").read_text(), HINT
+
+
+def test_the_web_client_has_no_copy_of_them() -> None:
+    assert not (ROOT / "web" / "src" / "generated").exists()

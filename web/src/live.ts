@@ -4,7 +4,7 @@
 import { SocketRefused, TableSocket } from "@ginrummy/client";
 import { api, ApiError, me, sdkRest } from "./api";
 import { refusal } from "./refusals";
-import type { EventMessage, ViewMessage } from "./generated/ws";
+import type { EventMessage, ViewMessage } from "@ginrummy/client/generated/ws";
 import type { CommandOut, GameEvent, ServerMessage, TableOut } from "./types";
 
 export type Connection = "connecting" | "online" | "offline";

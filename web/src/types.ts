@@ -1,8 +1,8 @@
 // HTTP bodies and WebSocket messages come from the server's schemas (src/generated/, `make
 // web-types`), and so does the list of deck designs. The engine's view inside `TableOut.game` is
 // a free-form object there, so its shape (app/engine/views.py) is written out here.
-import { type components, deckBodyDesignValues } from "./generated/api";
-import type { ServerMessage as WsServerMessage, MoveMessage } from "./generated/ws";
+import { type components, deckBodyDesignValues } from "@ginrummy/client/generated/api";
+import type { ServerMessage as WsServerMessage, MoveMessage } from "@ginrummy/client/generated/ws";
 
 type S = components["schemas"];
 export type TableOut = Omit<S["TableOut"], "game"> & { game: GameView | null };

@@ -1,5 +1,5 @@
 // Tournaments over the HTTP API (docs/tournaments.md): the list, one tournament, join/withdraw.
-import type { components } from "../generated/api";
+import type { components } from "@ginrummy/client/generated/api";
 import { ApiError, ensurePlayer, me } from "../api";
 
 type S = components["schemas"];
