@@ -15,7 +15,7 @@ import { BOT_LEVELS, BOT_NAMES, DECK_DESIGNS } from "./types";
 type Preset = NonNullable<TableCreate["preset"]>;
 // The invite tables' own rules come first and are the default (seed 001: a 100 match bonus,
 // 200 on a shutout, 25 per hand won).
-const PRESETS: Preset[] = ["reino", "standard", "classic", "cardems", "oklahoma"];
+export const PRESETS: Preset[] = ["reino", "standard", "classic", "cardems", "oklahoma"];
 export const DEFAULT_PRESET: Preset = "reino";
 
 /** "Reino (a da casa)": a preset's name in words. */

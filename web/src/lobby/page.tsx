@@ -6,7 +6,7 @@ import { ApiError, ensurePlayer, lobbyApi, me, rememberTable } from "../api";
 import { t } from "../i18n";
 import { deckPref } from "../prefs";
 import { navigate } from "../router";
-import { NameField } from "../start";
+import { DEFAULT_PRESET, NameField, PRESETS, presetName } from "../start";
 import type { BotLevel, DeclineReason, SeekCreate, SeekOut } from "../types";
 import { BOT_LEVELS, BOT_NAMES } from "../types";
 import { LobbyLive, type LobbyNews } from "./live";
@@ -31,7 +31,6 @@ const DAYS: Pace[] = [
   { id: "d3", clock: { control: "per_move", seconds: 3 * 86400 } },
 ];
 const PACES = [...LIVE, ...DAYS];
-const PRESETS = ["standard", "reino", "classic", "cardems", "oklahoma"] as const;
 const REASONS: DeclineReason[] = ["generic", "later", "too_fast", "too_slow", "rated", "casual", "rules"];
 // A live seek offers a bot after this many seconds without an opponent.
 const BOT_AFTER = 30;
@@ -57,7 +56,7 @@ function isLive(clock: SeekCreate["clock"]): boolean {
 
 function gameLabel(seek: SeekOut): string {
   const game = seek.game;
-  return `${game.preset} · ${paceLabel(game.clock)} · ${game.rated ? lt("rated") : lt("casual")}`;
+  return `${presetName(game.preset)} · ${paceLabel(game.clock)} · ${game.rated ? lt("rated") : lt("casual")}`;
 }
 
 function message(err: unknown): string {
@@ -219,7 +218,7 @@ export function LobbyPage({ switchLang, challenge }: { switchLang: () => void; c
         {waiting ? (
           <Waiting seek={waiting} since={since} offer={offer} busy={busy} onCancel={cancel} onBot={takeBot} onKeep={() => setOffer(null)} />
         ) : (
-          <QuickGrid busy={busy} onPick={(pace) => void seek({ preset: "standard", clock: pace.clock, rated: false, deck_design: deckPref() })} />
+          <QuickGrid busy={busy} onPick={(pace) => void seek({ preset: DEFAULT_PRESET, clock: pace.clock, rated: false, deck_design: deckPref() })} />
         )}
         {error && (
           <p class="error" role="alert">
@@ -242,7 +241,7 @@ export function LobbyPage({ switchLang, challenge }: { switchLang: () => void; c
             sent={sent}
             onSend={(to, clock) =>
               void act(async () => {
-                const posted = await lobbyApi.challenge({ preset: "standard", clock, rated: false, deck_design: deckPref(), ...(to ? { to } : {}) });
+                const posted = await lobbyApi.challenge({ preset: DEFAULT_PRESET, clock, rated: false, deck_design: deckPref(), ...(to ? { to } : {}) });
                 setSent(posted);
               })
             }
@@ -377,7 +376,7 @@ function paceOf(id: string): Clock {
 }
 
 function CreateSeek({ busy, onPost }: { busy: boolean; onPost: (body: SeekCreate) => void }) {
-  const [preset, setPreset] = useState<(typeof PRESETS)[number]>("standard");
+  const [preset, setPreset] = useState<(typeof PRESETS)[number]>(DEFAULT_PRESET);
   const [pace, setPace] = useState("b5");
   const [rated, setRated] = useState(false);
   return (
@@ -394,7 +393,7 @@ function CreateSeek({ busy, onPost }: { busy: boolean; onPost: (body: SeekCreate
         <select name="seek_preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value as (typeof PRESETS)[number])}>
           {PRESETS.map((p) => (
             <option key={p} value={p}>
-              {p}
+              {presetName(p)}
             </option>
           ))}
         </select>
