@@ -1,0 +1,161 @@
+"""``ginrummy-bot`` in the lobby: a process that accepts a player's challenge, or keeps a seek
+open, and plays the table it gets to its end; and one that declines a challenge its filter
+refuses, with the reason."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ginrummy_client.bot.engines import ProcessEngine
+from ginrummy_client.bot.table import TablePlayer
+from ginrummy_client.rest import ApiError, Client
+from tests.api.conftest import Server
+from tests.waiting import until
+
+BOT = Path(sys.executable).parent / "ginrummy-bot"
+SHORT = {"target": 10}
+
+
+def engine(level: str) -> list[str]:
+    return [sys.executable, "-m", "app.bots.engine", "--level", level]
+
+
+async def start_kit(server: Server, name: str, *args: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        BOT,
+        *("--server", server.url, "--name", name, "--engine", " ".join(engine("easy"))),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+    )
+
+
+async def summary_of(process: asyncio.subprocess.Process) -> Any:
+    out, _ = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode == 0
+    return json.loads(out.decode().splitlines()[-1])
+
+
+async def human(server: Server) -> Client:
+    api = Client(server.url)
+    await api.sign_up(f"Human{uuid.uuid4().hex[:6]}")
+    return api
+
+
+async def challenge_when_there(api: Client, name: str, **game: Any) -> Any:
+    """Challenge ``name`` once the kit has signed up (404 player_not_found before)."""
+
+    async def attempt() -> Any:
+        try:
+            return await api.challenge(name, **game)
+        except ApiError as exc:
+            assert exc.code == "player_not_found", exc
+            return None
+
+    return await until(attempt, 60, every=0.2, what=f"{name} signed up")
+
+
+async def paired(api: Client, seek_id: str, challenge: bool = False) -> str:
+    async def table() -> str | None:
+        row = await (api.get_challenge if challenge else api.seek)(seek_id)
+        assert row["status"] in ("open", "paired"), row
+        return row["table_id"] if row["status"] == "paired" else None
+
+    found: str = await until(table, 60, every=0.2, what="paired")
+    return found
+
+
+async def play_out(api: Client, table_id: str) -> list[Any]:
+    """The human's seat, played to the match's end by the server's easy level."""
+    bot = ProcessEngine(engine("easy"), 30)
+    await bot.start()
+    try:
+        return await asyncio.wait_for(TablePlayer(api, table_id, bot).play(), 120)
+    finally:
+        await bot.stop()
+
+
+async def test_the_kit_accepts_a_challenge_and_plays_it(sdk_server: Server) -> None:
+    name = f"Kit{uuid.uuid4().hex[:6]}"
+    process = await start_kit(sdk_server, name, "--accept-challenges", "--lobby-games", "1")
+    async with await human(sdk_server) as api:
+        challenge = await challenge_when_there(api, name, rules=SHORT)
+        assert challenge["target"]["name"] == name
+        table_id = await paired(api, challenge["seek_id"], challenge=True)
+        [mine] = await play_out(api, table_id)
+        summary = await summary_of(process)
+        [table] = summary["tables"]
+        assert table["table_id"] == table_id
+        [theirs] = table["matches"]
+        assert theirs["winner"] == mine["winner"] and theirs["seat"] != mine["seat"]
+        assert table["moves"] > 0
+        view = await api.view(table_id)
+        assert view["game"]["match"]["status"] == "finished"
+        assert max(view["game"]["match"]["final_scores"]) >= SHORT["target"]
+
+
+async def test_the_kit_seeks_is_paired_and_plays(sdk_server: Server) -> None:
+    name = f"Kit{uuid.uuid4().hex[:6]}"
+    rules = json.dumps(SHORT["target"])
+    process = await start_kit(sdk_server, name, "--seek", "--rule", f"target={rules}")
+    process_done = False
+    try:
+        async with await human(sdk_server) as api:
+
+            async def kit_seek() -> Any:
+                return [s for s in await api.seeks() if s["player"]["name"] == name]
+
+            [listed] = await until(kit_seek, 60, every=0.2, what="the kit's seek")
+            assert listed["game"]["rules"] == SHORT and listed["player"]["bot"]
+            seek = await api.post_seek(rules=SHORT, rated=False)
+            assert seek["game"]["pool"] == listed["game"]["pool"]
+            table_id = await paired(api, seek["seek_id"])
+            assert (await api.seek(listed["seek_id"]))["table_id"] == table_id
+            [mine] = await play_out(api, table_id)
+            view = await api.view(table_id)
+            assert view["game"]["match"]["status"] == "finished"
+            assert mine["winner"] in (0, 1)
+            # Free again: the kit seeks anew, and cancels that seek when it stops.
+            [again] = await until(kit_seek, 60, every=0.2, what="the kit's next seek")
+            assert again["seek_id"] != listed["seek_id"]
+            process.send_signal(signal.SIGINT)
+            await asyncio.wait_for(process.wait(), 60)
+            process_done = True
+            assert (await api.seek(again["seek_id"]))["status"] == "cancelled"
+            assert await kit_seek() == []
+    finally:
+        if not process_done:
+            process.kill()
+            await process.wait()
+
+
+async def test_the_kit_declines_a_challenge_its_filter_refuses(sdk_server: Server) -> None:
+    name = f"Kit{uuid.uuid4().hex[:6]}"
+    process = await start_kit(
+        sdk_server, name, "--accept-challenges", "--casual-only", "--lobby-games", "1"
+    )
+    try:
+        async with await human(sdk_server) as api:
+            challenge = await challenge_when_there(api, name, rated=True)
+
+            async def closed() -> Any:
+                row = await api.get_challenge(challenge["seek_id"])
+                return row if row["status"] != "open" else None
+
+            row = await until(closed, 60, every=0.2, what="an answer")
+            assert (row["status"], row["reason"], row["table_id"]) == ("declined", "casual", None)
+            # A casual one it takes, and plays.
+            casual = await api.challenge(name, rules=SHORT)
+            table_id = await paired(api, casual["seek_id"], challenge=True)
+            await play_out(api, table_id)
+            [table] = (await summary_of(process))["tables"]
+            assert table["table_id"] == table_id
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
