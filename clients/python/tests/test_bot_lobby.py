@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import sys
+import tomllib
 import uuid
 from pathlib import Path
 from typing import Any
 
+from ginrummy_client.bot.config import Config
 from ginrummy_client.bot.engines import ProcessEngine
+from ginrummy_client.bot.kit import make_sources
+from ginrummy_client.bot.lobby import Lobby
 from ginrummy_client.bot.table import TablePlayer
 from ginrummy_client.rest import ApiError, Client
 from tests.api.conftest import Server
@@ -159,3 +164,19 @@ async def test_the_kit_declines_a_challenge_its_filter_refuses(sdk_server: Serve
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+async def test_the_guides_lobby_config_loads_and_its_seeks_are_valid(sdk_server: Server) -> None:
+    """docs/sdk.md's lobby config as printed: one Lobby source, and each seek it would post
+    is one the server takes."""
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "sdk.md").read_text()
+    [block] = [b for b in re.findall(r"```toml\n(.*?)```", guide, re.DOTALL) if "seek =" in b]
+    config = Config.from_dict(tomllib.loads(block))
+    [source] = make_sources(config)
+    assert isinstance(source, Lobby) and source.accept is not None
+    assert source.accept.refusal({"game": {"preset": "reino", "rated": False}}) == "rules"
+    async with await human(sdk_server) as api:
+        for body in config.seek:
+            seek = await api.post_seek(**body)
+            assert seek["status"] == "open"
+            assert (await api.cancel_seek(seek["seek_id"]))["status"] == "cancelled"
