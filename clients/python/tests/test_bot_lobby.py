@@ -128,8 +128,8 @@ async def test_the_kit_seeks_is_paired_and_plays(sdk_server: Server) -> None:
             # Free again: the kit seeks anew, and cancels that seek when it stops.
             [again] = await until(kit_seek, 60, every=0.2, what="the kit's next seek")
             assert again["seek_id"] != listed["seek_id"]
-            process.send_signal(signal.SIGINT)
-            await asyncio.wait_for(process.wait(), 60)
+            process.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(process.wait(), 60) == 130
             process_done = True
             assert (await api.seek(again["seek_id"]))["status"] == "cancelled"
             assert await kit_seek() == []

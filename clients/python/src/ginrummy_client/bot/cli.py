@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -107,8 +108,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if "-v" in args or "--verbose" in args:
         logging.basicConfig(level=logging.INFO)
-    summary = asyncio.run(BotKit(config_of(args)).run())
+    try:
+        summary = asyncio.run(_until_stopped(BotKit(config_of(args))))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        sys.exit(130)  # stopped (Ctrl-C, SIGTERM): the kit cancelled its seeks on the way out
     print(json.dumps(summary), flush=True)
+
+
+async def _until_stopped(kit: BotKit) -> Any:
+    """The kit's run, cancelled (its ``finally`` blocks run) on SIGTERM as on Ctrl-C."""
+    task = asyncio.current_task()
+    if task is not None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await kit.run()
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@ reason the server knows (``later``, ``rules``, ``rated``, ``casual``, ``too_fast
 of ``POST /v1/seeks`` each) are posted while the kit has free tables and reposted after each
 pairing or closing; a refusal for a cap (``too_many_seeks``, ``too_many_live_games``, ...) or
 a 429 backs that seek off (``Retry-After``, else doubling from ``BACKOFF`` seconds up to
-``BACKOFF_MAX``), a bad seek (422) is dropped. Its open seeks are cancelled when it ends:
-after ``games`` tables (0: never), or when the kit is stopped.
+``BACKOFF_MAX``; a cap's, until a table of the kit's ends), a bad seek (422) is dropped. Its
+open seeks are cancelled when it ends: after ``games`` tables (0: never), or when the kit is
+stopped.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class _Wanted:
     not_before: float = 0.0
     backoff: float = BACKOFF
     dropped: bool = False
+    capped: bool = False  # put off for a cap: retried as soon as a table ends
 
 
 class Lobby:
@@ -93,6 +95,7 @@ class Lobby:
         self.notes: PlayerSocket | None = None
         self.me: str | None = None
         self.answered: set[str] = set()
+        self.free_before = 0
 
     async def tables(self, api: Client) -> AsyncIterator[str]:
         self.notes = PlayerSocket(api)
@@ -131,6 +134,7 @@ class Lobby:
                 if wanted.seek_id == note["seek_id"]:
                     wanted.seek_id = None
                     if note.get("reason", "") and str(note["reason"]).startswith("too_many"):
+                        wanted.capped = True
                         self.back_off(wanted, None)
             return None
         if kind == "challenge_received" and self.accept is not None:
@@ -170,8 +174,17 @@ class Lobby:
             row = await api.accept_challenge(seek_id)
         except ApiError as exc:
             log.info("challenge %s: %s", seek_id, exc)
+            if exc.code.startswith("too_many"):  # a cap of the server's: not now
+                await self.decline_later(api, seek_id)
             return None
         return str(row["table_id"]) if row.get("table_id") else None
+
+    async def decline_later(self, api: Client, seek_id: str) -> None:
+        try:
+            await api.decline_challenge(seek_id, "later")
+            self.declined.append((seek_id, "later"))
+        except (ApiError, httpx.TransportError) as exc:
+            log.info("declining challenge %s: %s", seek_id, exc)
 
     def back_off(self, wanted: _Wanted, seconds: float | None) -> None:
         wait = wanted.backoff if seconds is None else seconds
@@ -180,7 +193,12 @@ class Lobby:
 
     async def post(self, api: Client) -> None:
         """Post each wanted seek that is not open, while the kit has free tables."""
-        now = time.monotonic()
+        now, free = time.monotonic(), self.free()
+        if free > self.free_before:  # a table ended: a cap refused before may allow it now
+            for wanted in self.wanted:
+                if wanted.capped:
+                    wanted.not_before, wanted.capped = 0.0, False
+        self.free_before = free
         for wanted in self.wanted:
             if wanted.dropped or wanted.seek_id is not None or wanted.not_before > now:
                 continue
@@ -193,6 +211,7 @@ class Lobby:
                 if exc.status == 422 or exc.status in (401, 403, 404):
                     wanted.dropped = True
                 else:
+                    wanted.capped = exc.code.startswith("too_many")
                     self.back_off(wanted, exc.retry_after)
                 continue
             except httpx.TransportError as exc:
