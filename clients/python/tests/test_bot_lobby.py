@@ -20,6 +20,7 @@ from ginrummy_client.bot.kit import make_sources
 from ginrummy_client.bot.lobby import Lobby
 from ginrummy_client.bot.table import TablePlayer
 from ginrummy_client.rest import ApiError, Client
+from ginrummy_client.sockets import LobbySocket
 from tests.api.conftest import Server
 from tests.waiting import until
 
@@ -180,3 +181,29 @@ async def test_the_guides_lobby_config_loads_and_its_seeks_are_valid(sdk_server:
             seek = await api.post_seek(**body)
             assert seek["status"] == "open"
             assert (await api.cancel_seek(seek["seek_id"]))["status"] == "cancelled"
+
+
+async def test_the_lobby_socket_brings_seeks_and_the_players_challenges(
+    sdk_server: Server,
+) -> None:
+    """``LobbySocket`` with a token: a seek posted by anyone, a challenge to its player."""
+    async with await human(sdk_server) as ana, await human(sdk_server) as bea:
+        me = await ana.me()
+        async with LobbySocket(ana) as lobby:
+            seen: list[Any] = []
+
+            async def heard(kind: str) -> Any:
+                while not [m for m in seen if m["type"] == kind]:
+                    seen.append(await anext(lobby))
+                return next(m for m in seen if m["type"] == kind)
+
+            # The socket is open once its first heartbeat comes (1 s here).
+            await asyncio.wait_for(heard("heartbeat"), 30)
+            seek = await bea.post_seek(rules=SHORT)
+            added = await asyncio.wait_for(heard("seek_added"), 30)
+            assert added["seek"]["seek_id"] == seek["seek_id"]
+            challenge = await bea.challenge(me["name"], rules=SHORT)
+            received = await asyncio.wait_for(heard("challenge_received"), 30)
+            assert received["seek_id"] == challenge["seek_id"]
+            await bea.cancel_seek(seek["seek_id"])
+            await bea.cancel_challenge(challenge["seek_id"])
