@@ -21,6 +21,7 @@ from ginrummy_client.bot.lobby import Lobby
 from ginrummy_client.bot.table import TablePlayer
 from ginrummy_client.rest import ApiError, Client
 from ginrummy_client.sockets import LobbySocket
+from ginrummy_client.sync import SyncClient
 from tests.api.conftest import Server
 from tests.waiting import until
 
@@ -207,3 +208,16 @@ async def test_the_lobby_socket_brings_seeks_and_the_players_challenges(
             assert received["seek_id"] == challenge["seek_id"]
             await bea.cancel_seek(seek["seek_id"])
             await bea.cancel_challenge(challenge["seek_id"])
+
+
+def test_the_sync_lobby_socket_brings_a_seek(sdk_server: Server) -> None:
+    with SyncClient(sdk_server.url) as api:
+        api.sign_up(f"Sync{uuid.uuid4().hex[:6]}")
+        with api.lobby_socket() as lobby:
+            messages = iter(lobby)
+            while next(messages)["type"] != "heartbeat":
+                pass  # open once its first heartbeat comes
+            seek = api.post_seek(rules=SHORT)
+            message = next(m for m in messages if m["type"] == "seek_added")
+            assert message["seek"]["seek_id"] == seek["seek_id"]
+            api.cancel_seek(seek["seek_id"])
