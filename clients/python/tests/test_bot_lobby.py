@@ -9,6 +9,7 @@ import json
 import re
 import signal
 import sys
+import time
 import tomllib
 import uuid
 from pathlib import Path
@@ -221,3 +222,23 @@ def test_the_sync_lobby_socket_brings_a_seek(sdk_server: Server) -> None:
             message = next(m for m in messages if m["type"] == "seek_added")
             assert message["seek"]["seek_id"] == seek["seek_id"]
             api.cancel_seek(seek["seek_id"])
+
+
+async def test_a_seek_refused_for_a_cap_is_put_off_not_retried(sdk_server: Server) -> None:
+    """One seek more than LOBBY_MAX_OPEN_SEEKS (5): refused ``too_many_seeks``, put off (not
+    posted again at the next look), and the open ones cancelled at the end."""
+    async with await human(sdk_server) as api:
+        lobby = Lobby(seeks=[{"rules": SHORT}] * 6, free=lambda: 8)
+        await lobby.post(api)
+        assert len(await api.my_seeks()) == 5
+        [refused] = [w for w in lobby.wanted if w.seek_id is None]
+        assert refused.capped and refused.not_before > time.monotonic()
+        backoff = refused.backoff
+        await lobby.post(api)
+        assert refused.backoff == backoff and refused.seek_id is None
+        # A table of the kit's ending (more free) lets it try at once: refused again.
+        lobby.free = lambda: 9
+        await lobby.post(api)
+        assert refused.backoff == 2 * backoff
+        await lobby.cancel(api)
+        assert await api.my_seeks() == []
