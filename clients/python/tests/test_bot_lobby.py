@@ -242,3 +242,30 @@ async def test_a_seek_refused_for_a_cap_is_put_off_not_retried(sdk_server: Serve
         assert refused.backoff == 2 * backoff
         await lobby.cancel(api)
         assert await api.my_seeks() == []
+
+
+async def test_a_kit_at_its_concurrency_declines_later(sdk_server: Server) -> None:
+    """``--concurrency 1``: while it plays one challenge's table, the next is declined
+    ``later``; the first it plays to its end (the human's seat too, or it would not end)."""
+    name = f"Kit{uuid.uuid4().hex[:6]}"
+    process = await start_kit(sdk_server, name, "--accept-challenges", "--concurrency", "1")
+    try:
+        async with await human(sdk_server) as api:
+            first = await challenge_when_there(api, name, rules=SHORT)
+            table_id = await paired(api, first["seek_id"], challenge=True)
+            second = await api.challenge(name, rules=SHORT)
+
+            async def closed() -> Any:
+                row = await api.get_challenge(second["seek_id"])
+                return row if row["status"] != "open" else None
+
+            row = await until(closed, 60, every=0.2, what="an answer")
+            assert (row["status"], row["reason"]) == ("declined", "later")
+            [mine] = await play_out(api, table_id)
+            assert mine["winner"] in (0, 1)
+            process.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(process.wait(), 60) == 130
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

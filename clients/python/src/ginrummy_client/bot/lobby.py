@@ -102,24 +102,36 @@ class Lobby:
         try:
             async with self.notes as notes:
                 swept = 0.0
-                while not self.games or len(self.yielded) < self.games:
-                    found: list[str | None] = []
+                while not self.done():
                     if self.accept is not None and time.monotonic() - swept >= SWEEP:
                         swept = time.monotonic()
-                        found = await self.sweep(api)
-                    else:
-                        await self.post(api)
-                        try:
-                            note = await asyncio.wait_for(anext(notes), TICK)
-                        except TimeoutError:
-                            continue
-                        found = [await self.on_note(api, note)]
-                    for table_id in found:
-                        if table_id is not None and table_id not in self.yielded:
-                            self.yielded.add(table_id)
-                            yield table_id
+                        for row in await self.open_challenges(api):
+                            if self.done():
+                                break
+                            table_id = await self.answer(api, row)
+                            if self.fresh(table_id):
+                                yield str(table_id)
+                        continue
+                    await self.post(api)
+                    try:
+                        note = await asyncio.wait_for(anext(notes), TICK)
+                    except TimeoutError:
+                        continue
+                    table_id = await self.on_note(api, note)
+                    if self.fresh(table_id):
+                        yield str(table_id)
         finally:
             await self.cancel(api)
+
+    def done(self) -> bool:
+        return bool(self.games) and len(self.yielded) >= self.games
+
+    def fresh(self, table_id: str | None) -> bool:
+        """Whether ``table_id`` is a table not given yet (and keep it as given)."""
+        if table_id is None or table_id in self.yielded:
+            return False
+        self.yielded.add(table_id)
+        return True
 
     async def on_note(self, api: Client, note: JSON) -> str | None:
         """Handle one message: the table to play, if it brings one."""
@@ -141,8 +153,9 @@ class Lobby:
             return await self.answer(api, note)
         return None
 
-    async def sweep(self, api: Client) -> list[str | None]:
-        """Answer the open challenges to the account: the tables accepted."""
+    async def open_challenges(self, api: Client) -> list[JSON]:
+        """The open challenges to the account (one at a time answered, each seeing how many
+        tables are free then)."""
         try:
             if self.me is None:
                 self.me = str((await api.me())["id"])
@@ -150,8 +163,7 @@ class Lobby:
         except (ApiError, httpx.TransportError) as exc:
             log.info("reading the open challenges: %s", exc)
             return []
-        mine = [r for r in rows if r["mode"] == "challenge" and r["player"]["id"] != self.me]
-        return [await self.answer(api, row) for row in mine]
+        return [r for r in rows if r["mode"] == "challenge" and r["player"]["id"] != self.me]
 
     async def answer(self, api: Client, challenge: JSON) -> str | None:
         """Accept ``challenge`` (its table) or decline it with a reason."""
