@@ -210,3 +210,68 @@ class Client:
         """Register your webhook: the answer carries its signing secret, once."""
         result: JSON = await self.request("PUT", "/v1/players/me/webhook", {"url": url})
         return result
+
+    # The lobby (docs/lobby.md): seeks and challenges, each answered as a seek row.
+
+    async def post_seek(
+        self, preset: str = "standard", rules: JSON | None = None, **more: Any
+    ) -> JSON:
+        """Seek a game (``POST /v1/seeks``: the fields of a table, ``rating_min``, ...)."""
+        body = {"preset": preset, "rules": rules or {}, **more}
+        result: JSON = await self.request("POST", "/v1/seeks", body)
+        return result
+
+    async def seek(self, seek_id: str) -> JSON:
+        """A seek or challenge: ``open``, ``paired`` (``table_id``), or closed with ``reason``."""
+        result: JSON = await self.request("GET", f"/v1/seeks/{seek_id}")
+        return result
+
+    async def seeks(self) -> list[JSON]:
+        """The lobby: every open seek, oldest first."""
+        result: list[JSON] = await self.request("GET", "/v1/seeks")
+        return result
+
+    async def my_seeks(self) -> list[JSON]:
+        """Your open seeks and challenges, and the open challenges to you."""
+        result: list[JSON] = await self.request("GET", "/v1/players/me/seeks")
+        return result
+
+    async def cancel_seek(self, seek_id: str) -> JSON:
+        result: JSON = await self.request("DELETE", f"/v1/seeks/{seek_id}")
+        return result
+
+    async def accept_seek(self, seek_id: str) -> JSON:
+        """Take a listed seek: your row of the pairing, with the started ``table_id``."""
+        result: JSON = await self.request("POST", f"/v1/seeks/{seek_id}/accept")
+        return result
+
+    async def challenge(
+        self, to: str | None, preset: str = "standard", rules: JSON | None = None, **more: Any
+    ) -> JSON:
+        """Challenge a player by id or name (``to``; None: an open challenge with a ``url``)."""
+        body = {"preset": preset, "rules": rules or {}, **more}
+        if to is not None:
+            body["to"] = to
+        result: JSON = await self.request("POST", "/v1/challenges", body)
+        return result
+
+    async def get_challenge(self, challenge_id: str) -> JSON:
+        result: JSON = await self.request("GET", f"/v1/challenges/{challenge_id}")
+        return result
+
+    async def accept_challenge(self, challenge_id: str) -> JSON:
+        """Take a challenge: your row of the pairing, with the started ``table_id``."""
+        result: JSON = await self.request("POST", f"/v1/challenges/{challenge_id}/accept")
+        return result
+
+    async def decline_challenge(self, challenge_id: str, reason: str = "generic") -> JSON:
+        """Decline with a reason: ``generic``, ``later``, ``too_fast``, ``too_slow``, ``rated``,
+        ``casual`` or ``rules``."""
+        result: JSON = await self.request(
+            "POST", f"/v1/challenges/{challenge_id}/decline", {"reason": reason}
+        )
+        return result
+
+    async def cancel_challenge(self, challenge_id: str) -> JSON:
+        result: JSON = await self.request("DELETE", f"/v1/challenges/{challenge_id}")
+        return result

@@ -1,5 +1,6 @@
-"""Both sockets (/asyncapi.json), with their reconnects: ``TableSocket`` (a table's stream, for a
-seat or a spectator) and ``PlayerSocket`` (a player's notifications from all their tables).
+"""The sockets (/asyncapi.json), with their reconnects: ``TableSocket`` (a table's stream, for a
+seat or a spectator), ``PlayerSocket`` (a player's notifications from all their tables) and
+``LobbySocket`` (the lobby's seeks, and with a token the player's notifications too).
 
     async with TableSocket(api, table_id) as table:
         async for message in table:          # view, event, skip, your_turn, heartbeat, ...
@@ -281,3 +282,12 @@ class PlayerSocket(Socket):
 
     def path(self) -> str:
         return "/v1/players/me/ws"
+
+
+class LobbySocket(Socket):
+    """The lobby's news (``/v1/lobby/ws``): ``seek_added`` and ``seek_removed`` for anyone; with
+    the client's token also the player's own notifications (``seek_paired``, ``seek_closed``,
+    ``challenge_received``, ...), and it keeps the player's live seeks alive."""
+
+    def path(self) -> str:
+        return "/v1/lobby/ws"

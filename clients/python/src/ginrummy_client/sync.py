@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ginrummy_client.rest import JSON, Client
-from ginrummy_client.sockets import PlayerSocket, Socket, TableSocket
+from ginrummy_client.sockets import LobbySocket, PlayerSocket, Socket, TableSocket
 
 T = TypeVar("T")
 
@@ -112,3 +112,6 @@ class SyncClient:
 
     def player_socket(self, **kw: Any) -> SyncSocket:
         return SyncSocket(self._loop, PlayerSocket(self.client, **kw))
+
+    def lobby_socket(self, **kw: Any) -> SyncSocket:
+        return SyncSocket(self._loop, LobbySocket(self.client, **kw))

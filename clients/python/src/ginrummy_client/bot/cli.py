@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -56,6 +57,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--webhook", metavar="HOST:PORT", help="play from webhooks, listening here")
     p.add_argument("--webhook-url", help="the URL the server POSTs to (default from --webhook)")
     p.add_argument("--poll", type=float, default=10.0, help="webhook mode: look this often too")
+    lobby = p.add_argument_group("the lobby")
+    lobby.add_argument("--accept-challenges", action="store_true", help="accept challenges")
+    lobby.add_argument("--challenge-preset", action="append", default=[], help="only these")
+    lobby.add_argument("--casual-only", action="store_true", help="decline rated challenges")
+    lobby.add_argument("--rated-only", action="store_true", help="decline casual challenges")
+    lobby.add_argument("--seek", action="store_true", help="seek a game (--preset, --rule)")
+    lobby.add_argument("--rated", action="store_true", help="the seek is rated")
+    lobby.add_argument("--lobby-games", type=int, help="stop after this many lobby tables")
     p.add_argument("-v", "--verbose", action="store_true")
     return p
 
@@ -75,17 +84,43 @@ def config_of(argv: Sequence[str]) -> Config:
     config.invites = [*config.invites, *args.invite]
     if args.create:
         config.create.append(CreateSpec(args.preset, _rules(args.rule), args.vs))
+    lobby_options(config, args)
     if args.webhook:
         config.webhook = WebhookSpec(args.webhook, args.webhook_url, args.poll)
     return config
+
+
+def lobby_options(config: Config, args: argparse.Namespace) -> None:
+    config.accept_challenges = config.accept_challenges or args.accept_challenges
+    if args.challenge_preset:
+        config.challenges.presets = list(args.challenge_preset)
+    if args.casual_only:
+        config.challenges.rated = False
+    if args.rated_only:
+        config.challenges.casual = False
+    if args.seek:
+        config.seek.append({"preset": args.preset, "rules": _rules(args.rule), "rated": args.rated})
+    if args.lobby_games is not None:
+        config.lobby_games = args.lobby_games
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if "-v" in args or "--verbose" in args:
         logging.basicConfig(level=logging.INFO)
-    summary = asyncio.run(BotKit(config_of(args)).run())
+    try:
+        summary = asyncio.run(_until_stopped(BotKit(config_of(args))))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        sys.exit(130)  # stopped (Ctrl-C, SIGTERM): the kit cancelled its seeks on the way out
     print(json.dumps(summary), flush=True)
+
+
+async def _until_stopped(kit: BotKit) -> Any:
+    """The kit's run, cancelled (its ``finally`` blocks run) on SIGTERM as on Ctrl-C."""
+    task = asyncio.current_task()
+    if task is not None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await kit.run()
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@ overridable on the command line (docs/sdk.md lists them).
     concurrency = 8                   # tables played at once
     follow = true                     # also play every table the player's socket names
     invites = ["K7Q2XJ"]
+    accept_challenges = true          # the lobby (docs/sdk.md): challenges to this account
+    challenges = { presets = ["standard"], rated = false }   # which to accept
+    seek = [{ preset = "standard", rated = false }]          # seeks to keep open
+    lobby_games = 0                   # stop after this many lobby tables (0: never)
 
     [[create]]                        # tables the kit creates; `vs` seats a server bot
     preset = "standard"
@@ -23,6 +27,8 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from ginrummy_client.bot.lobby import ChallengeFilter
 
 JSON = dict[str, Any]
 
@@ -61,6 +67,10 @@ class Config:
     invites: list[str] = field(default_factory=list)
     create: list[CreateSpec] = field(default_factory=list)
     webhook: WebhookSpec | None = None
+    accept_challenges: bool = False
+    challenges: ChallengeFilter = field(default_factory=ChallengeFilter)
+    seek: list[JSON] = field(default_factory=list)
+    lobby_games: int = 0
 
     @classmethod
     def from_dict(cls, data: JSON) -> Config:
@@ -72,6 +82,8 @@ class Config:
         values["create"] = [CreateSpec(**c) for c in data.get("create", [])]
         if isinstance(data.get("webhook"), dict):
             values["webhook"] = WebhookSpec(**data["webhook"])
+        if isinstance(data.get("challenges"), dict):
+            values["challenges"] = ChallengeFilter(**data["challenges"])
         if isinstance(values.get("engine"), str):
             values["engine"] = values["engine"].split()
         return cls(**values)

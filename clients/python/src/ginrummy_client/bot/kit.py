@@ -17,6 +17,7 @@ from typing import Any
 from ginrummy_client.bot import webhooks
 from ginrummy_client.bot.config import Config, CreateSpec
 from ginrummy_client.bot.engines import Choose, Engine, ProcessEngine, PythonEngine, load_function
+from ginrummy_client.bot.lobby import Lobby
 from ginrummy_client.bot.sources import Create, Follow, Invites, Source
 from ginrummy_client.bot.table import TablePlayer
 from ginrummy_client.rest import JSON, Client
@@ -43,6 +44,9 @@ def make_sources(config: Config) -> list[Source]:
     sources.extend(Create(spec) for spec in config.create)
     if config.follow:
         sources.append(Follow())
+    if config.accept_challenges or config.seek:
+        accept = config.challenges if config.accept_challenges else None
+        sources.append(Lobby(accept, config.seek, games=config.lobby_games))
     return sources
 
 
@@ -61,6 +65,14 @@ class BotKit:
         self.players: dict[str, TablePlayer] = {}
         self.listener: webhooks.Listener | None = None
         self._slots = asyncio.Semaphore(max(1, config.concurrency))
+        self.playing = 0  # tables yielded and not done
+        for source in self.sources:
+            if isinstance(source, Lobby):
+                source.free = self.free
+
+    def free(self) -> int:
+        """How many more tables the kit may play at once now."""
+        return max(1, self.config.concurrency) - self.playing
 
     async def login(self) -> None:
         config = self.config
@@ -119,9 +131,16 @@ class BotKit:
                 delay=self.config.delay,
             )
             self.players[table_id] = player
+            self.playing += 1
             tables.append(asyncio.create_task(self._play(player)))
 
     async def _play(self, player: TablePlayer) -> None:
+        try:
+            await self._play_in_slot(player)
+        finally:
+            self.playing -= 1
+
+    async def _play_in_slot(self, player: TablePlayer) -> None:
         async with self._slots:
             if self.listener is not None:
                 await webhooks.play(
