@@ -298,6 +298,7 @@ function MyTables() {
       </div>
       <div>
         <h2>{t("finished")}</h2>
+        {matches.length === 0 && <p>{t("noMatches")}</p>}
         <ul class="matches">
           {matches.slice(0, 10).map((m) => (
             <li key={`${m.table_id}-${m.match_number}`}>

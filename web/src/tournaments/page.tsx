@@ -65,7 +65,7 @@ export function TournamentPage({ id, switchLang }: { id: string; switchLang: () 
           <h2>{view.name}</h2>
           <p>
             <span class="badge">{t(arena ? "tourArena" : "tourSwiss")}</span>
-            <span class="badge">{t(`tourStatus_${view.status}`)}</span>
+            <span class="badge">{t(`tourIs_${view.status}`)}</span>
             <span class="badge">{t(`tourAdmits_${view.admits}`)}</span>
             {!arena && view.status !== "upcoming" && <span class="badge">{t("tourRoundNow", { n: view.round, of: view.rounds_total ?? 0 })}</span>}
           </p>
