@@ -17,7 +17,8 @@ lease makes it leave that tournament alone. The lease holder then, in order:
    a correspondence round whose deadline passes settles its unfinished pairings (the seat
    ahead in the match wins; level: drawn), once. Arena: pairs whoever is free
    (``app.table.arena``) until the end time, when pairing stops and matches still being
-   played count nothing.
+   played count nothing. The bot ladder (a standing tournament of format ``ladder``) pairs
+   its free available bot accounts and anchors (``workers.ladder``), at every look.
 
 A round (or an arena's batch) is written in the transaction of one UPDATE that moves
 ``tournaments.round`` from the round seen to the next, pinned to the lease
@@ -37,6 +38,7 @@ from app.engine import make_ruleset
 from app.errors import ServiceError
 from app.service.pipeline import TableService
 from app.service.tournaments import build_export
+from app.service.workers import ladder
 from app.store import leases
 from app.store import tournaments as store
 from app.store.db import is_unavailable
@@ -131,7 +133,17 @@ class TournamentRunner:
         if await self._record(row, pairings):
             async with self.db.read() as session:
                 pairings = list(await store.pairings(session, tournament_id))
-        if row.format == "swiss":
+        if row.format == "ladder":
+            stale = await ladder.aborted(self.db, pairings)
+            if stale:
+                await self._finish_pairings(row, stale)
+                async with self.db.read() as session:
+                    pairings = list(await store.pairings(session, tournament_id))
+            found = await ladder.pairs(self.db, row, entrants, pairings)
+            if found:
+                rows = [_pairing(row.id, row.round + 1, a, b) for a, b in found]
+                await self._write_batch(row, rows, {"round": row.round + 1})
+        elif row.format == "swiss":
             await self._swiss(row, entrants, pairings)
         else:
             await self._arena(row, entrants, pairings)
@@ -170,6 +182,13 @@ class TournamentRunner:
                     )
         if done:
             log.info("tournament %s finished", row.id)
+
+    async def _finish_pairings(self, row: Tournament, stale: list[TournamentPairing]) -> None:
+        now = utcnow()
+        async with self.db.write() as session:
+            for p in stale:
+                await store.settle(session, row.id, p.number, status="unfinished", winner=None,
+                                   now=now)  # fmt: skip
 
     async def _open_tables(
         self, row: Tournament, entrants: list[TournamentEntrant], pairings: list[TournamentPairing]
