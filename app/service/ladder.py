@@ -120,7 +120,7 @@ class Ladder:
         now = utcnow()
         async with self.db.read() as session:
             entrants = list(await tournaments_store.entrants(session, store.LADDER_ID))
-            pairings = list(await tournaments_store.pairings(session, store.LADDER_ID))
+            pairings = await store.current(session)
             games = await store.games(session)
             stored = await store.ratings(
                 session,

@@ -103,3 +103,26 @@ async def playing_at(session: AsyncSession, entrant_id: str) -> str | None:
         (TournamentPairing.seat0 == entrant_id) | (TournamentPairing.seat1 == entrant_id),
     )
     return (await session.execute(query.limit(1))).scalar_one_or_none()
+
+
+async def current(session: AsyncSession) -> list[TournamentPairing]:
+    """The ladder's pairings a look needs, whatever its history: those being played and each
+    entrant's latest (its last opponent), in order."""
+    latest: set[int] = set()
+    for column in (TournamentPairing.seat0, TournamentPairing.seat1):
+        highest = (
+            select(func.max(TournamentPairing.number))
+            .where(TournamentPairing.tournament_id == LADDER_ID, column.is_not(None))
+            .group_by(column)
+        )
+        latest |= {int(n) for n in (await session.execute(highest)).scalars().all()}
+    query = (
+        select(TournamentPairing)
+        .where(
+            TournamentPairing.tournament_id == LADDER_ID,
+            (TournamentPairing.status == "playing") | TournamentPairing.number.in_(latest),
+        )
+        .order_by(TournamentPairing.number)
+        .execution_options(populate_existing=True)
+    )
+    return list((await session.execute(query)).scalars().all())

@@ -34,11 +34,14 @@ import logging
 import uuid
 from datetime import timedelta
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from app.engine import make_ruleset
 from app.errors import ServiceError
 from app.service.pipeline import TableService
 from app.service.tournaments import build_export
 from app.service.workers import ladder
+from app.store import ladder as ladder_store
 from app.store import leases
 from app.store import tournaments as store
 from app.store.db import is_unavailable
@@ -123,7 +126,7 @@ class TournamentRunner:
         async with self.db.read() as session:
             row = await store.get(session, tournament_id)
             entrants = list(await store.entrants(session, tournament_id))
-            pairings = list(await store.pairings(session, tournament_id))
+            pairings = await _pairings_of(session, tournament_id)
         if row is None:
             return
         if row.status == "upcoming":
@@ -132,13 +135,13 @@ class TournamentRunner:
         await self._open_tables(row, entrants, pairings)
         if await self._record(row, pairings):
             async with self.db.read() as session:
-                pairings = list(await store.pairings(session, tournament_id))
+                pairings = await _pairings_of(session, tournament_id)
         if row.format == "ladder":
             stale = await ladder.aborted(self.db, pairings)
             if stale:
                 await self._finish_pairings(row, stale)
                 async with self.db.read() as session:
-                    pairings = list(await store.pairings(session, tournament_id))
+                    pairings = await _pairings_of(session, tournament_id)
             found = await ladder.pairs(self.db, row, entrants, pairings)
             if found:
                 rows = [_pairing(row.id, row.round + 1, a, b) for a, b in found]
@@ -331,8 +334,15 @@ class TournamentRunner:
         log.info("tournament %s: %d pairings of round %s", row.id, len(rows), values["round"])
         async with self.db.read() as session:
             entrants = list(await store.entrants(session, row.id))
-            pairings = list(await store.pairings(session, row.id))
+            pairings = await _pairings_of(session, row.id)
         await self._open_tables(row, entrants, pairings)
+
+
+async def _pairings_of(session: AsyncSession, tournament_id: str) -> list[TournamentPairing]:
+    """A tournament's pairings; the bot ladder's that a look needs (its history is unbounded)."""
+    if tournament_id == ladder_store.LADDER_ID:
+        return await ladder_store.current(session)
+    return list(await store.pairings(session, tournament_id))
 
 
 def _balance(pairings: list[TournamentPairing]) -> dict[str, int]:
