@@ -134,8 +134,8 @@ class Ladder:
         rows = []
         for e in entrants:
             is_available = _available(e, now)
-            if only_available and not is_available:
-                continue
+            if only_available and (e.bot_level is not None or not is_available):
+                continue  # an account available now, not an anchor
             if e.bot_level is not None:
                 glicko = ratings.bot_glicko(e.bot_level)
             else:

@@ -139,6 +139,7 @@ async def test_two_ladder_kits_are_paired_play_rated_matches_and_move(
 async def _online(http: httpx.AsyncClient, ids: set[str]) -> list[JSON] | None:
     r = await http.get("/v1/bots/online")
     assert r.status_code == 200, r.text
+    assert all(row["anchor"] is None and row["available"] for row in r.json()["bots"])
     rows = [row for row in r.json()["bots"] if row["player_id"] in ids]
     return rows if len(rows) == len(ids) else None
 
