@@ -1,6 +1,7 @@
 """The tournament scheduler across real processes on one PostgreSQL database: the process
 holding a tournament's lease pairs it; killed with SIGKILL mid-round, another takes over, no
-pairing is lost and no round is paired twice; two live processes never pair one twice, nor seat a ladder bot twice."""
+pairing is lost and no round is paired twice; two live processes never pair one twice, nor
+seat a ladder bot twice."""
 
 from __future__ import annotations
 
