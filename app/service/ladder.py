@@ -127,10 +127,12 @@ class Ladder:
                 [e.entrant_id for e in entrants if e.player_id is not None],
                 ratings.category_of(self.settings.preset),
             )
-        playing = {}
+        playing: dict[str, str] = {}
         for p in pairings:
             if p.status == "playing" and p.table_id:
-                playing[p.seat0] = playing[p.seat1 or ""] = p.table_id
+                for seat in (p.seat0, p.seat1):
+                    if seat is not None:
+                        playing[seat] = p.table_id
         rows = []
         for e in entrants:
             is_available = _available(e, now)
