@@ -30,6 +30,7 @@ from app.api.edge.occupancy import Occupancy
 from app.api.edge.request_body import BodyLimit
 from app.api.http import errors
 from app.api.http.routes import (
+    bots,
     challenges,
     docs,
     health,
@@ -56,6 +57,8 @@ from app.service.delivery.channels import Channel, PushChannel, WebhookChannel
 from app.service.delivery.preferences import Preferences
 from app.service.delivery.webhooks import Targets, WebhookSender
 from app.service.delivery.webpush import WebPushChannel
+from app.service.ladder import Ladder
+from app.service.ladder import Settings as LadderSettings
 from app.service.lobby import Caps, Lobby
 from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
@@ -230,6 +233,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ),
             clock_minimums,
         )
+        app.state.ladder = Ladder(
+            db,
+            LadderSettings(
+                settings.ladder_available_seconds,
+                settings.ladder_preset,
+                settings.ladder_target,
+                settings.ladder_move_seconds,
+            ),
+        )
         scheduler = app.state.scheduler = TournamentRunner(
             service,
             scan_interval=settings.tournament_scan_interval,
@@ -338,7 +350,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Every operation but the health routes' answers 429 past a rate limit
     # (app/api/edge/ratelimit.py).
     routers = (moves, seeks, challenges, players, notifications, tables, reviews, live, tickets)
-    for module in (*routers, health, ratings, push, tournaments):
+    for module in (*routers, health, ratings, push, tournaments, bots):
         app.include_router(module.router, responses=None if module is health else RATE_LIMITED)
     app.include_router(docs.router)
     web.mount(app)  # last: the client's pages take only the paths no API route has

@@ -70,6 +70,14 @@ class Settings(BaseSettings):
     tournament_max_duration: int = 86400
     tournament_max_open: int = 5
     tournament_min_duration: int = 60
+    # The bot ladder (docs/tournaments.md, "Bot ladder"): how long a bot account stays available
+    # after saying so (it says so again before then, or lapses); the ladder's preset and its
+    # target (0: the preset's own; a shorter one rates a different game, for tests); the
+    # seconds a ladder table gives each turn (per-move clock; out of time: the match is lost).
+    ladder_available_seconds: float = 60.0
+    ladder_preset: str = "standard"
+    ladder_target: int = 0
+    ladder_move_seconds: float = 30.0
     # Bot decisions run in this many worker processes at this niceness
     # (app.service.workers.bot_pool). Hard's search budget: playouts per decision (the work; about
     # 150 ms of CPU on a 2-core test machine) and a wall-time cap in ms; both are lowered when

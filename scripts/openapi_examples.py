@@ -117,6 +117,16 @@ async def _tournament(rec: Recorder, ada: Player, bo: Player) -> None:
     await rec.call("GET", "/v1/tournaments", query={"status": "finished", "limit": 10})
 
 
+async def _ladder(rec: Recorder, http: httpx.AsyncClient) -> None:
+    """A bot account says it is available for the bot ladder, then no longer."""
+    r = await http.post("/v1/players", json={"name": "RoboGin", "bot": True})
+    robo = Player(r.json()["id"], "RoboGin", r.json()["token"])
+    await rec.call("PUT", "/v1/bots/me/available", robo, {"available": True})
+    await rec.call("GET", "/v1/bots/online")
+    await rec.call("GET", "/v1/bots/ladder", query={"limit": 10})
+    await http.put("/v1/bots/me/available", json={"available": False}, headers=robo.auth)
+
+
 async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
     messages: dict[str, JSON] = {}
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
@@ -301,6 +311,7 @@ async def record(base: str) -> tuple[dict[str, JSON], dict[str, JSON]]:
             subscription_id=pushed["id"],
         )
         await _tournament(rec, ada, bo)
+        await _ladder(rec, http)
         lobby = await _socket(base, "/v1/lobby/ws", bo)
         tasks.append(asyncio.create_task(_collect(lobby, messages)))
         await _lobby(rec, http, ada, bo, messages)

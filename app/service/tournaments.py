@@ -161,7 +161,7 @@ class Tournaments:
 
     async def _entry_open(self, session: Any, tournament_id: str) -> Tournament:
         row = await store.get_for_update(session, tournament_id)
-        if row is None:
+        if row is None or row.format == "ladder":  # the bot ladder: /v1/bots/...
             raise NotFoundError("tournament_not_found", f"no tournament {tournament_id!r}")
         if row.status == "finished":
             raise ConflictError("tournament_finished", "the tournament is over")
@@ -176,8 +176,11 @@ class Tournaments:
         """Enter ``actor`` (or enter again after withdrawing: an arena's pause ends)."""
         async with self.db.write() as session:
             row = await self._entry_open(session, tournament_id)
-            if row.admits == "bots":
+            bot = await store.is_bot(session, actor.player_id)
+            if row.admits == "bots" and not bot:
                 raise ForbiddenError("humans_not_admitted", "this tournament admits only bots")
+            if row.admits == "humans" and bot:
+                raise ForbiddenError("bots_not_admitted", "this tournament admits only humans")
             entrants = await store.entrants(session, row.id)
             mine = next((e for e in entrants if e.entrant_id == actor.player_id), None)
             if mine is not None and not mine.withdrawn:
@@ -256,7 +259,7 @@ class Tournaments:
                                                          list[TournamentPairing], str]:  # fmt: skip
         async with self.db.read() as session:
             row = await store.get(session, tournament_id)
-            if row is None:
+            if row is None or row.format == "ladder":  # the bot ladder: /v1/bots/...
                 raise NotFoundError("tournament_not_found", f"no tournament {tournament_id!r}")
             entrants = list(await store.entrants(session, row.id))
             pairings = list(await store.pairings(session, row.id))

@@ -405,7 +405,8 @@ class Tournament(Base):
 
 class TournamentEntrant(Base):
     """A player or built-in bot entered in a tournament (``entrant_id``: the player's id, or
-    ``bot-<level>-<n>``), with its rating when it entered."""
+    ``bot-<level>-<n>``), with its rating when it entered. In the bot ladder, a bot account is
+    available until ``available_until`` (migration 0014)."""
 
     __tablename__ = "tournament_entrants"
 
@@ -417,6 +418,7 @@ class TournamentEntrant(Base):
     rating: Mapped[float] = mapped_column(Float)
     joined_at: Mapped[datetime]
     withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+    available_until: Mapped[datetime | None]
 
 
 class TournamentPairing(Base):

@@ -63,7 +63,11 @@ async def listing(
 ) -> Sequence[Tournament]:
     """Tournaments of one status: upcoming soonest first, the others latest first."""
     order = Tournament.starts_at if status == "upcoming" else Tournament.starts_at.desc()
-    query = select(Tournament).where(Tournament.status == status).order_by(order, Tournament.id)
+    query = (
+        select(Tournament)
+        .where(Tournament.status == status, Tournament.format != "ladder")  # the bot ladder's own
+        .order_by(order, Tournament.id)
+    )
     return (await session.execute(query.offset(offset).limit(limit))).scalars().all()
 
 
@@ -248,3 +252,9 @@ async def player_name(session: AsyncSession, player_id: str) -> str | None:
     return (
         await session.execute(select(Player.name).where(Player.id == player_id))
     ).scalar_one_or_none()
+
+
+async def is_bot(session: AsyncSession, player_id: str) -> bool:
+    """Whether the player is a bot account (``players.bot``)."""
+    query = select(Player.bot).where(Player.id == player_id)
+    return bool((await session.execute(query)).scalar())

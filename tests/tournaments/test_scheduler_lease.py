@@ -1,6 +1,7 @@
 """The tournament scheduler across real processes on one PostgreSQL database: the process
 holding a tournament's lease pairs it; killed with SIGKILL mid-round, another takes over, no
-pairing is lost and no round is paired twice; two live processes never pair one twice."""
+pairing is lost and no round is paired twice; two live processes never pair one twice, nor
+seat a ladder bot twice."""
 
 from __future__ import annotations
 
@@ -130,3 +131,60 @@ async def test_two_live_processes_pair_an_arena_once(pg_url: str, tmp_path: Path
             playing = [p for p in pairings if entrant in (p["seat0"], p["seat1"])]
             spans = sorted((p["created_at"], p["finished_at"] or "~") for p in playing)
             assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans)), spans
+
+
+async def test_two_live_processes_never_seat_a_ladder_bot_twice(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The bot ladder under the same lease: bots that never move stay at their first ladder
+    table; with two processes looking, none is paired again, each batch by one process."""
+    env = {**ENV, "LADDER_MOVE_SECONDS": "600"}
+    with processes(tmp_path, 2, DATABASE_URL=pg_url, **env) as servers:
+        async with httpx.AsyncClient(base_url=servers[0].url, timeout=30) as http:
+            bots = []
+            for name in ("Ana", "Ben", "Cid", "Dot"):
+                r = await http.post("/v1/players", json={"name": name, "bot": True})
+                bots.append(r.json())
+            for bot in bots:
+                auth = {"Authorization": f"Bearer {bot['token']}"}
+                r = await http.put("/v1/bots/me/available", json={"available": True}, headers=auth)
+                assert r.status_code == 200, r.text
+
+            async def seated() -> list[dict[str, object]] | None:
+                rows = (await http.get("/v1/bots/online")).json()["bots"]
+                return rows if len(rows) == 4 and all(r["table_id"] for r in rows) else None
+
+            await until(seated, timeout=30, what="every bot at a ladder table", every=0.1)
+            looks = _rounds_paired(servers, "ladder")
+            # Many more looks (each renews the lease: a new lease_until): none may pair again.
+            renewals: set[object] = set()
+
+            async def looked() -> bool:
+                conn = await asyncpg.connect(_plain(pg_url))
+                try:
+                    renewals.add(
+                        await conn.fetchval(
+                            "SELECT lease_until FROM tournaments WHERE id = 'ladder'"
+                        )
+                    )
+                finally:
+                    await conn.close()
+                return len(renewals) >= 15
+
+            await until(looked, timeout=60, what="the scheduler's looks", every=0.1)
+        # Before the processes stop (the ladder runs on: a stopping leader hands it over).
+        by_log = _rounds_paired(servers, "ladder")
+        schedulers = _schedulers(servers, "ladder")
+        conn = await asyncpg.connect(_plain(pg_url))
+        try:
+            rows = await conn.fetch(
+                "SELECT seat0, seat1 FROM tournament_pairings"
+                " WHERE tournament_id = 'ladder' AND status = 'playing'"
+            )
+        finally:
+            await conn.close()
+    seats = Counter(seat for row in rows for seat in (row["seat0"], row["seat1"]))
+    assert all(n == 1 for n in seats.values()), seats  # nobody at two ladder tables
+    assert {b["id"] for b in bots} <= set(seats)
+    assert by_log == looks and set(by_log.values()) == {1}  # each batch by one process
+    assert sorted(schedulers) == [0, 1]

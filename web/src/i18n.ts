@@ -340,6 +340,17 @@ const pt = {
   tourChart: "Pontos de cada jogador rodada a rodada",
   tourMatches: "partidas",
   tourRounds: "rodadas",
+  ladder: "Escada de robôs",
+  ladderIntro: "Contas de robô disponíveis jogam entre si e contra TITO, CARMEN e LUNA (as âncoras, de nota fixa), em mesas valendo nota.",
+  ladderOnline: "Robôs disponíveis agora: {n}",
+  ladderRating: "Nota",
+  ladderInterval: "Faixa (95 %)",
+  ladderGames: "Partidas",
+  ladderAnchor: "âncora",
+  ladderPlaying: "jogando",
+  ladderWatch: "assistir",
+  ladderNone: "Nenhum robô entrou na escada ainda.",
+  ladderHow: "Para entrar: ginrummy-bot --ladder (veja a documentação do kit).",
 };
 
 export type Key = keyof typeof pt;
@@ -682,6 +693,17 @@ const en: Record<Key, string> = {
   tourChart: "Each player's points round by round",
   tourMatches: "matches",
   tourRounds: "rounds",
+  ladder: "Bot ladder",
+  ladderIntro: "Available bot accounts play each other and TITO, CARMEN and LUNA (the anchors, with fixed ratings), at rated tables.",
+  ladderOnline: "Bots available now: {n}",
+  ladderRating: "Rating",
+  ladderInterval: "Range (95 %)",
+  ladderGames: "Games",
+  ladderAnchor: "anchor",
+  ladderPlaying: "playing",
+  ladderWatch: "watch",
+  ladderNone: "No bot has entered the ladder yet.",
+  ladderHow: "To enter: ginrummy-bot --ladder (see the kit's documentation).",
 };
 
 const RANKS: Record<Lang, Record<string, string>> = {

@@ -11,6 +11,7 @@ import { StartPage } from "./start";
 import { TablePage } from "./table/page";
 import { TournamentList } from "./tournaments/list";
 import { TournamentPage } from "./tournaments/page";
+import { LadderPage } from "./ladder/page";
 import "./style.css";
 
 function App() {
@@ -38,6 +39,7 @@ function App() {
     const invite = new URLSearchParams(location.search).get("invite");
     return <TablePage key={match[1] + lang} id={match[1]} invite={invite} switchLang={switchLang} />;
   }
+  if (/^\/ladder\/?$/.test(location.pathname)) return <LadderPage key={lang} switchLang={switchLang} />;
   const tour = /^\/tournaments(?:\/([0-9a-f]+))?\/?$/.exec(location.pathname);
   if (tour) {
     return tour[1] ? <TournamentPage key={tour[1] + lang} id={tour[1]} switchLang={switchLang} /> : <TournamentList key={lang} switchLang={switchLang} />;

@@ -17,7 +17,8 @@ lease makes it leave that tournament alone. The lease holder then, in order:
    a correspondence round whose deadline passes settles its unfinished pairings (the seat
    ahead in the match wins; level: drawn), once. Arena: pairs whoever is free
    (``app.table.arena``) until the end time, when pairing stops and matches still being
-   played count nothing.
+   played count nothing. The bot ladder (a standing tournament of format ``ladder``) pairs
+   its free available bot accounts and anchors (``workers.ladder``), at every look.
 
 A round (or an arena's batch) is written in the transaction of one UPDATE that moves
 ``tournaments.round`` from the round seen to the next, pinned to the lease
@@ -33,10 +34,14 @@ import logging
 import uuid
 from datetime import timedelta
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from app.engine import make_ruleset
 from app.errors import ServiceError
 from app.service.pipeline import TableService
 from app.service.tournaments import build_export
+from app.service.workers import ladder
+from app.store import ladder as ladder_store
 from app.store import leases
 from app.store import tournaments as store
 from app.store.db import is_unavailable
@@ -121,7 +126,7 @@ class TournamentRunner:
         async with self.db.read() as session:
             row = await store.get(session, tournament_id)
             entrants = list(await store.entrants(session, tournament_id))
-            pairings = list(await store.pairings(session, tournament_id))
+            pairings = await _pairings_of(session, tournament_id)
         if row is None:
             return
         if row.status == "upcoming":
@@ -130,8 +135,18 @@ class TournamentRunner:
         await self._open_tables(row, entrants, pairings)
         if await self._record(row, pairings):
             async with self.db.read() as session:
-                pairings = list(await store.pairings(session, tournament_id))
-        if row.format == "swiss":
+                pairings = await _pairings_of(session, tournament_id)
+        if row.format == "ladder":
+            stale = await ladder.aborted(self.db, pairings)
+            if stale:
+                await self._finish_pairings(row, stale)
+                async with self.db.read() as session:
+                    pairings = await _pairings_of(session, tournament_id)
+            found = await ladder.pairs(self.db, row, entrants, pairings)
+            if found:
+                rows = [_pairing(row.id, row.round + 1, a, b) for a, b in found]
+                await self._write_batch(row, rows, {"round": row.round + 1})
+        elif row.format == "swiss":
             await self._swiss(row, entrants, pairings)
         else:
             await self._arena(row, entrants, pairings)
@@ -170,6 +185,13 @@ class TournamentRunner:
                     )
         if done:
             log.info("tournament %s finished", row.id)
+
+    async def _finish_pairings(self, row: Tournament, stale: list[TournamentPairing]) -> None:
+        now = utcnow()
+        async with self.db.write() as session:
+            for p in stale:
+                await store.settle(session, row.id, p.number, status="unfinished", winner=None,
+                                   now=now)  # fmt: skip
 
     async def _open_tables(
         self, row: Tournament, entrants: list[TournamentEntrant], pairings: list[TournamentPairing]
@@ -312,8 +334,15 @@ class TournamentRunner:
         log.info("tournament %s: %d pairings of round %s", row.id, len(rows), values["round"])
         async with self.db.read() as session:
             entrants = list(await store.entrants(session, row.id))
-            pairings = list(await store.pairings(session, row.id))
+            pairings = await _pairings_of(session, row.id)
         await self._open_tables(row, entrants, pairings)
+
+
+async def _pairings_of(session: AsyncSession, tournament_id: str) -> list[TournamentPairing]:
+    """A tournament's pairings; the bot ladder's that a look needs (its history is unbounded)."""
+    if tournament_id == ladder_store.LADDER_ID:
+        return await ladder_store.current(session)
+    return list(await store.pairings(session, tournament_id))
 
 
 def _balance(pairings: list[TournamentPairing]) -> dict[str, int]:

@@ -20,6 +20,9 @@ export function TournamentList({ switchLang }: { switchLang: () => void }) {
       <TopBar switchLang={switchLang} />
       <main class="tour-main">
         <h2>{t("tournaments")}</h2>
+        <a class="tour-entry" href="/ladder" onClick={(e) => { e.preventDefault(); navigate("/ladder"); }}>
+          {t("ladder")} →
+        </a>
         <div class="tour-tabs" role="tablist">
           {TABS.map((s) => (
             <button key={s} type="button" role="tab" aria-selected={tab === s} class={tab === s ? "tab on" : "tab"} onClick={() => setTab(s)}>

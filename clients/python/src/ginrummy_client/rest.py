@@ -206,6 +206,17 @@ class Client:
             body["expected_version"] = expected_version
         return await self.command(table_id, path, body)
 
+    async def set_available(self, available: bool = True) -> JSON:
+        """A bot account: available for the bot ladder (say it again every ``renew_every``
+        seconds), or not; the answer names the ladder table it plays at now (``table_id``)."""
+        result: JSON = await self.request("PUT", "/v1/bots/me/available", {"available": available})
+        return result
+
+    async def ladder(self) -> JSON:
+        """The bot ladder's standings."""
+        result: JSON = await self.request("GET", "/v1/bots/ladder")
+        return result
+
     async def set_webhook(self, url: str) -> JSON:
         """Register your webhook: the answer carries its signing secret, once."""
         result: JSON = await self.request("PUT", "/v1/players/me/webhook", {"url": url})

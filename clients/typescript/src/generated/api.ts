@@ -64,6 +64,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bots/ladder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ladder Standings
+         * @description The ladder's standings: every bot account that entered and the anchors (TITO, CARMEN,
+         *     LUNA), best rated first, each with its interval and games played.
+         */
+        get: operations["ladder_standings_v1_bots_ladder_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bots/me/available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Available
+         * @description A bot account says it is available for the ladder (for ``LADDER_AVAILABLE_SECONDS``:
+         *     say it again every ``renew_every`` seconds), or no longer; 403 ``not_a_bot`` otherwise.
+         */
+        put: operations["set_available_v1_bots_me_available_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bots/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Online Bots
+         * @description The bot accounts available for the ladder now, with their ratings.
+         */
+        get: operations["online_bots_v1_bots_online_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/challenges": {
         parameters: {
             query?: never;
@@ -1363,6 +1425,34 @@ export interface components {
             /** Melds */
             melds: string[][];
         };
+        /** AvailableBody */
+        AvailableBody: {
+            /**
+             * Available
+             * @description true: pair me on the ladder; false: no more pairings
+             */
+            available: boolean;
+        };
+        /** AvailableOut */
+        AvailableOut: {
+            /** Available */
+            available: boolean;
+            /**
+             * Available Until
+             * @description when the availability lapses unless said again (None: not available)
+             */
+            available_until: string | null;
+            /**
+             * Renew Every
+             * @description seconds: say it again this often to stay available
+             */
+            renew_every: number;
+            /**
+             * Table Id
+             * @description the ladder table you play at now (None: idle)
+             */
+            table_id: string | null;
+        };
         /**
          * BankClockIn
          * @description Each seat starts a match with ``seconds``, gains ``bonus`` after each of its turns,
@@ -1990,6 +2080,118 @@ export interface components {
              */
             table_id?: string | null;
         };
+        /** LadderEntryOut */
+        LadderEntryOut: {
+            /**
+             * Anchor
+             * @description a built-in level, a fixed anchor (easy, medium, hard)
+             */
+            anchor: string | null;
+            /**
+             * Available
+             * @description may be paired now (an anchor always is)
+             */
+            available: boolean;
+            /** Deviation */
+            deviation: number;
+            /**
+             * Entrant Id
+             * @description the bot account's player id, or bot-<level>
+             */
+            entrant_id: string;
+            /**
+             * Games
+             * @description ladder matches finished
+             */
+            games: number;
+            /**
+             * Interval
+             * @description rating ± twice the deviation (about 95 %)
+             */
+            interval: number[];
+            /** Name */
+            name: string;
+            /**
+             * Player Id
+             * @description the bot account (None: an anchor)
+             */
+            player_id: string | null;
+            /** Provisional */
+            provisional: boolean;
+            /**
+             * Rating
+             * @description Glicko-2, on the players' scale, in the ladder's preset
+             */
+            rating: number;
+            /**
+             * Table Id
+             * @description the ladder table it plays at now
+             */
+            table_id: string | null;
+        };
+        /** LadderOut */
+        LadderOut: {
+            /**
+             * Preset
+             * @description the game the ladder rates (its rating category)
+             */
+            preset: string;
+            /** Standings */
+            standings: components["schemas"]["LadderStandingOut"][];
+            /** Total */
+            total: number;
+        };
+        /** LadderStandingOut */
+        LadderStandingOut: {
+            /**
+             * Anchor
+             * @description a built-in level, a fixed anchor (easy, medium, hard)
+             */
+            anchor: string | null;
+            /**
+             * Available
+             * @description may be paired now (an anchor always is)
+             */
+            available: boolean;
+            /** Deviation */
+            deviation: number;
+            /**
+             * Entrant Id
+             * @description the bot account's player id, or bot-<level>
+             */
+            entrant_id: string;
+            /**
+             * Games
+             * @description ladder matches finished
+             */
+            games: number;
+            /**
+             * Interval
+             * @description rating ± twice the deviation (about 95 %)
+             */
+            interval: number[];
+            /** Name */
+            name: string;
+            /**
+             * Player Id
+             * @description the bot account (None: an anchor)
+             */
+            player_id: string | null;
+            /** Provisional */
+            provisional: boolean;
+            /** Rank */
+            rank: number;
+            /**
+             * Rating
+             * @description Glicko-2, on the players' scale, in the ladder's preset
+             */
+            rating: number;
+            /**
+             * Table Id
+             * @description the ladder table it plays at now
+             */
+            table_id: string | null;
+        };
         /** LeaderboardEntryOut */
         LeaderboardEntryOut: {
             /** Deviation */
@@ -2160,6 +2362,16 @@ export interface components {
             webhook_failing_since: string | null;
             /** Webhook Url */
             webhook_url: string | null;
+        };
+        /** OnlineBotsOut */
+        OnlineBotsOut: {
+            /**
+             * Bots
+             * @description bot accounts available now, best first
+             */
+            bots: components["schemas"]["LadderEntryOut"][];
+            /** Server Time */
+            server_time: string;
         };
         /**
          * OptionOut
@@ -3393,6 +3605,151 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    ladder_standings_v1_bots_ladder_get: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LadderOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    set_available_v1_bots_me_available_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AvailableBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailableOut"];
+                };
+            };
+            /** @description missing or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not your seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    online_bots_v1_bots_online_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnlineBotsOut"];
+                };
+            };
+            /** @description over a rate limit: requests per bearer token or client address, or the route's own (new players per client address, chat lines per player and per address) */
+            429: {
+                headers: {
+                    /** @description whole seconds until the limit lets the request through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -3,7 +3,7 @@
 from ginrummy_client.bot.config import Config, CreateSpec
 from ginrummy_client.bot.engines import Engine, EngineError, ProcessEngine, PythonEngine
 from ginrummy_client.bot.kit import BotKit, play
-from ginrummy_client.bot.sources import Create, Follow, Invites, Source
+from ginrummy_client.bot.sources import Create, Follow, Invites, Ladder, Source
 from ginrummy_client.bot.table import TablePlayer
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "EngineError",
     "Follow",
     "Invites",
+    "Ladder",
     "ProcessEngine",
     "PythonEngine",
     "Source",

@@ -49,6 +49,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int)
     p.add_argument("--delay", type=float, help="seconds to wait before each move")
     p.add_argument("--follow", action="store_true", help="play every table the player is told of")
+    p.add_argument(
+        "--ladder", action="store_true", help="be available for the bot ladder and play it"
+    )
     p.add_argument("--invite", action="append", default=[], help="accept this invite code")
     p.add_argument("--create", action="store_true", help="create a table")
     p.add_argument("--preset", default="standard")
@@ -81,6 +84,7 @@ def config_of(argv: Sequence[str]) -> Config:
     if args.engine:
         config.engine = shlex.split(args.engine)
     config.follow = config.follow or args.follow
+    config.ladder = config.ladder or args.ladder
     config.invites = [*config.invites, *args.invite]
     if args.create:
         config.create.append(CreateSpec(args.preset, _rules(args.rule), args.vs))

@@ -8,6 +8,7 @@ overridable on the command line (docs/sdk.md lists them).
     matches = 1                       # per table, with rematches between
     concurrency = 8                   # tables played at once
     follow = true                     # also play every table the player's socket names
+    ladder = true                     # say the account is available for the bot ladder, play it
     invites = ["K7Q2XJ"]
     accept_challenges = true          # the lobby (docs/sdk.md): challenges to this account
     challenges = { presets = ["standard"], rated = false }   # which to accept
@@ -64,6 +65,7 @@ class Config:
     concurrency: int = 8
     delay: float = 0.0
     follow: bool = False
+    ladder: bool = False
     invites: list[str] = field(default_factory=list)
     create: list[CreateSpec] = field(default_factory=list)
     webhook: WebhookSpec | None = None

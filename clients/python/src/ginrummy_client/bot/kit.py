@@ -2,9 +2,10 @@
 
 ``BotKit(config).run()`` logs in (the token from the config or its file; else it signs up and
 keeps the token in ``token_file``), starts the engine, and plays every table its sources yield
-(``sources``: invites, creations, the player's socket) up to ``concurrency`` at a time, each
-until its matches are over; every table survives drops and server restarts (its socket resumes
-with ``since``) and every call respects ``Retry-After``. It returns each table's results.
+(``sources``: invites, creations, the player's socket, the bot ladder) up to ``concurrency``
+at a time, each until its matches are over; every table survives drops and server restarts
+(its socket resumes with ``since``) and every call respects ``Retry-After``. It returns each
+table's results.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ginrummy_client.bot import webhooks
 from ginrummy_client.bot.config import Config, CreateSpec
 from ginrummy_client.bot.engines import Choose, Engine, ProcessEngine, PythonEngine, load_function
 from ginrummy_client.bot.lobby import Lobby
-from ginrummy_client.bot.sources import Create, Follow, Invites, Source
+from ginrummy_client.bot.sources import Create, Follow, Invites, Ladder, Source
 from ginrummy_client.bot.table import TablePlayer
 from ginrummy_client.rest import JSON, Client
 
@@ -42,11 +43,13 @@ def make_sources(config: Config) -> list[Source]:
     if config.invites:
         sources.append(Invites(config.invites))
     sources.extend(Create(spec) for spec in config.create)
-    if config.follow:
+    if config.follow or config.ladder:
         sources.append(Follow())
     if config.accept_challenges or config.seek:
         accept = config.challenges if config.accept_challenges else None
         sources.append(Lobby(accept, config.seek, games=config.lobby_games))
+    if config.ladder:
+        sources.append(Ladder())
     return sources
 
 

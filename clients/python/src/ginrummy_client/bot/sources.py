@@ -1,14 +1,17 @@
 """Where the bot kit finds its tables: each ``Source`` yields the ids of tables its player is
 seated at, and the kit plays each one once.
 
-Today's sources are invites to accept, tables to create, and the player's socket
-(``Follow``: every table whose ``your_turn`` or ``opponent_joined`` it hears, so a bot account
-plays wherever it sits). Challenges, seeks and tournaments plug in the same way: a source that
-accepts them and yields the table each gives.
+Today's sources are invites to accept, tables to create, the player's socket (``Follow``:
+every table whose ``your_turn`` or ``opponent_joined`` it hears, so a bot account plays
+wherever it sits) and the bot ladder (``Ladder``: the account says it is available, again and
+again, and plays each ladder table the server seats it at). Challenges, seeks and tournaments
+plug in the same way: a source that accepts them and yields the table each gives.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -74,3 +77,25 @@ class Follow:
             async for note in notes:
                 if note["type"] in self.KINDS:
                     yield str(note["table_id"])
+
+
+class Ladder:
+    """The bot ladder: says the account is available (``PUT /v1/bots/me/available``) every
+    ``renew_every`` seconds the server asks for, and yields the ladder table each answer names
+    (the player's socket, ``Follow``, names them too). Never ends; says it is no longer
+    available when stopped."""
+
+    def __init__(self) -> None:
+        self.renewals = 0
+
+    async def tables(self, api: Client) -> AsyncIterator[str]:
+        try:
+            while True:
+                answer = await api.set_available(True)
+                self.renewals += 1
+                if answer.get("table_id"):
+                    yield str(answer["table_id"])
+                await asyncio.sleep(max(0.2, float(answer.get("renew_every", 30.0))))
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(api.set_available(False))
