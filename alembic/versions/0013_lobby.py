@@ -18,10 +18,11 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("players") as batch:
-        batch.add_column(
-            sa.Column("bot", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+    # Not in a batch: SQLite would copy ``players`` into a new table, and dropping the old one
+    # fails while other tables (the tournaments' entrants) hold foreign keys to it.
+    op.add_column(
+        "players", sa.Column("bot", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
     op.create_index("ix_players_name", "players", [sa.text("lower(name)")], unique=False)
     op.create_table(
         "seeks",
@@ -59,5 +60,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("seeks")
     op.drop_index("ix_players_name", table_name="players")
-    with op.batch_alter_table("players") as batch:
-        batch.drop_column("bot")
+    # Both databases drop a column in place (SQLite since 3.35), keeping the foreign keys.
+    op.execute("ALTER TABLE players DROP COLUMN bot")
