@@ -4,8 +4,8 @@ import { PlayerSocket } from "@ginrummy/client";
 import { me, sdkRest } from "./api";
 import { t } from "./i18n";
 import { beep } from "./prefs";
+import { backgroundTurn } from "./table/title";
 
-const TITLE = "Gin Rummy";
 let socket: PlayerSocket | null = null;
 let listening: string | null = null;
 
@@ -18,7 +18,7 @@ export function askPermission(): void {
 export function yourTurn(tableId: string): void {
   beep(880);
   if (!document.hidden) return;
-  document.title = `● ${t("yourTurn")} — ${TITLE}`;
+  backgroundTurn();
   if ("Notification" in window && Notification.permission === "granted") {
     const player = me();
     const note = new Notification(t("notify", { name: player?.name ?? "" }), { tag: tableId });
@@ -28,10 +28,6 @@ export function yourTurn(tableId: string): void {
     };
   }
 }
-
-document.addEventListener("visibilitychange", () => {
-  if (!document.hidden) document.title = TITLE;
-});
 
 /** Listen on /v1/players/me/ws while a player is known: the SDK's PlayerSocket, which opens
  * with a ticket and reconnects on its own; a revoked token (4401) ends it quietly. */
