@@ -155,7 +155,14 @@ async def test_the_deadline_scan_meets_terminated_backends_with_a_warning(
     warning."""
     proxy = TerminatingProxy()
     caplog.set_level(logging.WARNING)
-    server = start_server(proxy.url(pg_url), bot_scan_interval=3600.0, notify_scan_interval=3600.0)
+    # The deadline scan alone on the pool: the other scans would meet the dead connections first.
+    server = start_server(
+        proxy.url(pg_url),
+        bot_scan_interval=3600.0,
+        notify_scan_interval=3600.0,
+        tournament_scan_interval=3600.0,
+        lobby_scan_interval=3600.0,
+    )
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
             await asyncio.sleep(0.5)  # a few deadline scans (every 0.25 s) on pooled connections
