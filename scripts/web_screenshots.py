@@ -194,15 +194,15 @@ def main() -> None:
                 browser.close()
         finally:
             server.stop()
-    shots = sorted(OUT.glob("*.png"))
+    written = sorted(OUT.glob("*.png"))
     # Fewer colours, the same look: a quarter of the bytes (Debian's pngquant, where it is).
     if shutil.which("pngquant"):
         subprocess.run(
             ["pngquant", "--force", "--skip-if-larger", "--quality", "70-95", "--ext", ".png"]
-            + [str(shot) for shot in shots],
+            + [str(shot) for shot in written],
             check=False,
         )
-    for shot in shots:
+    for shot in written:
         print(shot)
 
 
