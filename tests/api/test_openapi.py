@@ -72,6 +72,8 @@ NOT_REPLAYED = {
     "post /v1/challenges/{challenge_id}/accept",
     "post /v1/challenges/{challenge_id}/decline",
     "post /v1/players/me/bot",
+    # A bot's availability for the ladder is a state with a lapse: the same again renews it.
+    "put /v1/bots/me/available",
 }
 
 
