@@ -83,6 +83,7 @@ def test_the_move_log_the_score_sheet_and_the_tab_title_on_your_turn(contexts: C
                 ".pile-all-cards .card", "e => e.map(x => x.dataset.card)"
             )
             assert shown == pile["discard_pile"]
+            page.keyboard.press("Escape")  # closed again: it lies over the board's buttons
     play_until(page, "hand")
     # The hand is over: nobody's turn, the plain title again.
     expect(page).to_have_title("Gin Rummy")

@@ -1,5 +1,6 @@
 // The stock and the discard pile: each a button when the view lists drawing from it; the whole
 // pile (every card discarded and still there is public) opens under it.
+import { useEffect, useRef } from "preact/hooks";
 import { CardBack, CardFace } from "../cards";
 import { cardName, t } from "../i18n";
 import type { HandView } from "../types";
@@ -51,10 +52,30 @@ export function Piles(props: {
   );
 }
 
-/** Every card of the pile, the first discarded first and the top last: the view's own list. */
+/** Every card of the pile, the first discarded first and the top last: the view's own list.
+ * Open, it lies over the board: any press but on its summary, or Esc, closes it, so the
+ * buttons under it are one press away. */
 function WholePile({ cards }: { cards: string[] }) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    const close = (e: Event) => {
+      const open = ref.current;
+      if (!open?.open) return;
+      if (e instanceof KeyboardEvent) {
+        if (e.key !== "Escape") return;
+        e.stopPropagation(); // this Esc closes the list, not opens the menu (keys.ts)
+      } else if (open.querySelector("summary")?.contains(e.target as Node)) return;
+      open.open = false;
+    };
+    document.addEventListener("pointerdown", close, true);
+    document.addEventListener("keydown", close, true);
+    return () => {
+      document.removeEventListener("pointerdown", close, true);
+      document.removeEventListener("keydown", close, true);
+    };
+  }, []);
   return (
-    <details class="pile-all">
+    <details class="pile-all" ref={ref}>
       <summary>{t("discardAll", { n: cards.length })}</summary>
       <div class="pile-all-cards" role="list" aria-label={t("discardAllTitle")}>
         {cards.map((c) => (
