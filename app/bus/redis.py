@@ -9,7 +9,7 @@ caches the table updates its copy instead of loading it), ``{redis_prefix}:playe
 ``{redis_prefix}:event:{type}`` (the events of a type the workers watch across tables, ``watched``:
 the bot runner's ``bot_seated`` / ``match_started``, the tournaments' ``match_over`` /
 ``match_aborted``; a commit publishes these only for the types it has). Each message is two JSON
-lines: the committing process's id and the time, then the body.
+lines: the committing process's id and the time, then the body (``app.bus.channels``).
 
 A process subscribes to a channel while a subscription to its table, player or type is open in
 its hub (a table feed with sockets, the bot runner driving a table, a player's socket, a worker
@@ -50,16 +50,23 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
 
 import hiredis
 import orjson
 from prometheus_client import Counter, Gauge, Histogram
 
+from app.bus.channels import (
+    PLAYER,
+    TABLE,
+    TYPE,
+    commit_messages,
+    read_events,
+    read_notes,
+    read_table,
+    route,
+)
 from app.bus.hub import Hub, Notification, Subscription
-from app.bus.message import Sent, wire
 from app.bus.redis_link import Link, Reply, connect, pack
-from app.engine import Event
 from app.table.model import Committed, StoredEvent
 
 log = logging.getLogger(__name__)
@@ -95,46 +102,6 @@ PING_AFTER = 1.0
 SOCKET_TIMEOUT = 2.0
 
 
-def _head(origin: str) -> bytes:
-    """A message's first line: who published it and when (for ``ginrummy_bus_delivery_seconds``)."""
-    return orjson.dumps({"o": origin, "t": time.time()}) + b"\n"
-
-
-def _events(events: Iterable[StoredEvent]) -> list[list[Any]]:
-    return [[s.table_id, s.seq, s.match_number, s.hand_number, s.event.to_dict()] for s in events]
-
-
-def _stored(rows: list[list[Any]]) -> list[StoredEvent]:
-    return [StoredEvent(t, s, m, h, Event.from_dict(e)) for t, s, m, h, e in rows]
-
-
-def route(raw: bytes) -> tuple[dict[str, Any], bytes]:
-    """A bus message's first line (parsed) and its body, not yet parsed."""
-    head, _, body = raw.partition(b"\n")
-    parsed: dict[str, Any] = orjson.loads(head)
-    return parsed, body
-
-
-def read_table(raw: bytes) -> tuple[list[StoredEvent], Sent | None]:
-    """A table message's body: (its events, the table as committed, if sent)."""
-    body: dict[str, Any] = orjson.loads(raw)
-    table = body.get("a")
-    sent = Sent(table) if isinstance(table, list) and len(table) == Sent.FIELDS else None
-    return _stored(body["e"]), sent
-
-
-def read_notes(raw: bytes) -> list[Notification]:
-    """A player message's body: the notifications."""
-    body: dict[str, Any] = orjson.loads(raw)
-    return [Notification(p, kind, t, d) for p, kind, t, d in body["n"]]
-
-
-def read_events(raw: bytes) -> list[StoredEvent]:
-    """An event type's message body: the events."""
-    body: dict[str, Any] = orjson.loads(raw)
-    return _stored(body["e"])
-
-
 class RedisBus(Hub):
     """A ``Hub`` whose commits also reach the hubs of the other processes that listen to them.
 
@@ -153,9 +120,10 @@ class RedisBus(Hub):
         # Revoked tokens' hashes (a JSON list), for every process's token cache.
         self.revocations = f"{prefix}:revoke"
         self._channel, self._revocations = self.channel.encode(), self.revocations.encode()
-        self._table_at = f"{prefix}:table:".encode()
-        self._player_at = f"{prefix}:player:".encode()
-        self._type_at = f"{prefix}:event:".encode()
+        self._prefix = f"{prefix}:".encode()
+        self._table_at = self._prefix + TABLE
+        self._player_at = self._prefix + PLAYER
+        self._type_at = self._prefix + TYPE
         self.watched = frozenset(watched)
         self.origin = uuid.uuid4().hex
         # How this process's own messages begin (``_head`` writes the origin first): they
@@ -274,45 +242,10 @@ class RedisBus(Hub):
         if len(self._outbox) >= OUTBOX_LIMIT:
             self._outbox.popleft()
             BUS_DROPPED.inc()
-        commands = self._commands(events, notes, committed)
+        messages = commit_messages(self.origin, events, notes, committed, self.watched)
+        commands = [pack(b"PUBLISH", self._prefix + channel, m) for channel, m in messages]
         self._outbox.append((b"".join(commands), len(commands)))
         self._schedule()
-
-    def _commands(
-        self, events: list[StoredEvent], notes: list[Notification], committed: Committed | None
-    ) -> list[bytes]:
-        """One commit's PUBLISH commands: each player's notifications, then each table's
-        events (with the table as committed), then the events of each watched type."""
-        head = _head(self.origin)
-        out: list[bytes] = []
-        players: dict[str, list[Notification]] = {}
-        for note in notes:
-            players.setdefault(note.player_id, []).append(note)
-        for player_id, theirs in players.items():
-            said = {"n": [[n.player_id, n.type, n.table_id, n.data] for n in theirs]}
-            out.append(self._publish_to(self._player_at, player_id, head, said))
-        tables: dict[str, list[StoredEvent]] = {}
-        if committed is not None:
-            tables[committed.after.table.id] = []
-        types: dict[str, list[StoredEvent]] = {}
-        for stored in events:
-            tables.setdefault(stored.table_id, []).append(stored)
-            if stored.event.type in self.watched:
-                types.setdefault(stored.event.type, []).append(stored)
-        for table_id, at_table in tables.items():
-            table = None
-            if committed is not None and committed.after.table.id == table_id:
-                table = wire(committed)
-            body = {"e": _events(at_table), "a": table}
-            out.append(self._publish_to(self._table_at, table_id, head, body))
-        for event_type, of_type in types.items():
-            out.append(self._publish_to(self._type_at, event_type, head, {"e": _events(of_type)}))
-        return out
-
-    @staticmethod
-    def _publish_to(at: bytes, key: str, head: bytes, body: dict[str, Any]) -> bytes:
-        message = head + orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
-        return pack(b"PUBLISH", at + key.encode(), message)
 
     def revoke(self, token_hashes: list[str]) -> None:
         super().revoke(token_hashes)
