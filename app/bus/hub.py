@@ -180,10 +180,6 @@ class Hub:
         nobody listens to here): a cache of that table here is stale. In process: never."""
         self._remote_callbacks.append(callback)
 
-    def listened(self, table_id: str) -> bool:
-        """Whether a subscriber here listens to this table's events."""
-        return table_id in self._tables
-
     async def subscribed(self) -> None:
         """Return once every subscription made here so far hears the other processes' commits
         (in process: at once). Await it after subscribing and before reading the log: what is
