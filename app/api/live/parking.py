@@ -15,14 +15,10 @@ its transport to a ``Parked``, which keeps the ``websockets`` connection that pa
 frames, and the ASGI call returns. The table's feed then offers the member's messages to the
 ``Parked`` instead of the ``Socket``: the same frames, the same audience, the same redaction.
 
-A player's socket (``/v1/players/me/ws``: a lobby full of people waiting) is parked the same
-way as soon as it is accepted (``app.api.live.player``): its notifications are handed to the
-``Parked`` as they are published (``Hub.listen``: no queue, no task), and its heartbeats come
-from one timer for all parked player sockets (``Heartbeats``), where each socket served through
-ASGI waits on a timeout of its own.
-
-What a parked socket serves is its ``Tenant``: a member of a table's feed (the socket's answers
-and its leaving the feed, ``app.api.live.session``), or a player's notifications.
+A player's socket (``/v1/players/me/ws``) is parked the same way once accepted, its
+notifications handed to it as they are published (``app.api.live.player``). What a parked
+socket serves is its ``Tenant``: a member of a table's feed (``app.api.live.session``), or a
+player's notifications.
 
 What a parked socket keeps of the guarantees of a socket served through ASGI (docs/protocol.md):
 
@@ -39,9 +35,7 @@ What a parked socket keeps of the guarantees of a socket served through ASGI (do
 - keepalive: one timer for all parked sockets (``Parking``), not two per socket: every
   ``ws_ping_interval`` s each gets a ping, and one that has not answered ``ws_ping_timeout`` s
   later is closed with 1011, as uvicorn does;
-- a player socket's ``heartbeat`` after ``ws_heartbeat`` s without a notification (one timer
-  for all, ``app.api.live.player.Heartbeats``: it touches only the sockets whose heartbeat is
-  due);
+- a player socket's ``heartbeat`` (one timer for all: ``app.api.live.player.Heartbeats``);
 - the server's shutdown closes it with 1012 (uvicorn's ``shutdown`` of each connection);
 - its access log line and metrics at its close (``app.api.edge.access.WebSocketSession``).
 """
@@ -56,6 +50,7 @@ from collections import deque
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final, Protocol
 
+from websockets import protocol, streams
 from websockets.frames import Frame, Opcode
 
 from app.api.edge.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
@@ -77,11 +72,15 @@ log = logging.getLogger(__name__)
 CHUNK: Final = 256
 # Client messages read ahead of their answers before the socket stops reading.
 INBOX: Final = 8
-# How long a close waits for the client's close frame before the transport is closed (as
-# uvicorn does).
+# How long a close waits for the client's close frame before closing the transport (uvicorn's).
 CLOSE_TIMEOUT: Final = 10.0
 CLOSE_GOING_AWAY: Final = 1012  # the server restarts (uvicorn's code at shutdown)
 CLOSE_KEEPALIVE: Final = 1011
+# A client's pong to a keepalive ping: 2 bytes of header, the mask, the 4 bytes of the ping.
+PONG_SIZE: Final = 10
+# Where the ``websockets`` parser waits between two frames (``Parked._pong``).
+_PARSE: Final = protocol.Protocol.parse.__code__
+_AT_EOF: Final = streams.StreamReader.at_eof.__code__
 
 
 class Tenant(Protocol):
@@ -345,6 +344,8 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
     # The transport's protocol.
 
     def data_received(self, data: bytes) -> None:
+        if len(data) == PONG_SIZE and self._pong(data):
+            return
         conn = self.conn
         conn.receive_data(data)
         for event in conn.events_received():
@@ -385,6 +386,27 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
             if self.session.code is None and conn.close_sent is not None:
                 self.session.code = conn.close_sent.code
             self.transport.close()
+
+    def _pong(self, data: bytes) -> bool:
+        """Take the pong to this round's ping, alone in ``data``, without the ``websockets``
+        parser (which ignores a pong, at several times the cost), while it waits for a frame's
+        first byte (so its stream stays whole); False: it parses ``data``."""
+        ping, parser = self.parking.ping, self.conn.parser
+        if (
+            ping is None
+            or data[:2] != b"\x8a\x84"  # FIN, pong; masked, 4 bytes
+            or self.closing
+            or self.conn.reader.buffer
+            or getattr(parser, "gi_code", None) is not _PARSE
+            or getattr(getattr(parser, "gi_yieldfrom", None), "gi_code", None) is not _AT_EOF
+            or (int.from_bytes(data[2:6]) ^ int.from_bytes(data[6:10])).to_bytes(4) != ping
+        ):
+            return False
+        if self._allowance is not None and not self._allowance.take():
+            self._flooded()
+            return True
+        self.pinged = False
+        return True
 
     def _received(self, data: bytes | bytearray | memoryview, is_text: bool) -> None:
         if self.closing:
