@@ -295,10 +295,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            # app.api.live.parking, made on first use
-            parking = getattr(app.state, "parking", None)
-            if parking is not None:
-                parking.close()  # its sockets were closed by the server's shutdown
+            # The timers of app.api.live.parking and .player, made on first use: their
+            # sockets were closed by the server's shutdown.
+            for timers in ("parking", "heartbeats"):
+                made = getattr(app.state, timers, None)
+                if made is not None:
+                    made.close()
             purger.cancel()
             await asyncio.gather(purger, return_exceptions=True)
             await scheduler.stop()

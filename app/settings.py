@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     # WebSockets: serve a seatless socket below ASGI once it is live and idle (a few KB of
     # memory instead of ~33; ``app.api.live.parking``). Off: every socket stays an ASGI session.
     ws_park_spectators: bool = True
+    # The same for a player's socket (``/v1/players/me/ws``) once accepted
+    # (``app.api.live.player``).
+    ws_park_players: bool = True
     # Bot seats: the pause before a bot draws (or takes/passes the upcard) and before it
     # discards or knocks (seed 002: about 450 ms each); how often each process looks for bot
     # seats no process acts for; how long a process's claim on a bot seat lasts unrenewed.

@@ -10,7 +10,9 @@ Interfaces for transport code (the WebSocket endpoints):
   (the bot runner watches ``bot_seated`` and ``match_started`` for tables it may have to drive).
 - ``hub.player(player_id)`` -> ``Subscription[Notification]``: that player's notifications
   across all tables (``your_turn``, ``opponent_joined``, ``match_finished``,
-  ``rematch_offered``).
+  ``rematch_offered``). ``hub.listen(player_id, receiver)``: the same, handed to
+  ``receiver.put`` as each is published, with no queue and no task to read it, until
+  ``hub.unlisten`` (a parked player socket: ``app.api.live.player``).
 - Use a subscription as ``async with hub.table(tid) as sub: async for item in sub: ...``.
   Subscribe *before* reading the backlog from the store (``TableService.events_since``), await
   ``hub.subscribed()`` between the two, and drop items whose seq you already sent, so nothing
@@ -44,12 +46,13 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from app.bus.message import Sent
 from app.table.model import Committed, StoredEvent
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 
 QUEUE_LIMIT = 1000
 # The lobby's listeners subscribe as this "player" (no player's id: those are 32 hex digits):
@@ -80,7 +83,7 @@ class Subscription(Generic[T]):
 
     def __init__(
         self,
-        registry: dict[str, set[Subscription[T]]],
+        registry: dict[str, set[Receiver[T]]],
         *keys: str,
         watch: Callable[[str, bool], object] | None = None,
     ) -> None:
@@ -160,14 +163,20 @@ class Subscription(Generic[T]):
         self.close()
 
 
+class Receiver(Protocol[T_contra]):
+    """A listener in a hub's registry: a ``Subscription``, or what ``listen`` registers."""
+
+    def put(self, item: T_contra) -> None: ...
+
+
 class Hub:
     """Fan-out of committed table events and player notifications to in-process listeners."""
 
     def __init__(self) -> None:
-        self._tables: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
+        self._tables: dict[str, set[Receiver[StoredEvent]]] = defaultdict(set)
         # ``tables(types)`` subscribers, by event type.
-        self._types: dict[str, set[Subscription[StoredEvent]]] = defaultdict(set)
-        self._players: dict[str, set[Subscription[Notification]]] = defaultdict(set)
+        self._types: dict[str, set[Receiver[StoredEvent]]] = defaultdict(set)
+        self._players: dict[str, set[Receiver[Notification]]] = defaultdict(set)
         self.epoch = 0
         # Called for each commit another process made (see ``on_remote``).
         self._remote_callbacks: list[Callable[[str, Sent | None], object]] = []
@@ -233,6 +242,23 @@ class Hub:
 
     def player(self, player_id: str) -> Subscription[Notification]:
         return Subscription(self._players, player_id, watch=self._watch_player)
+
+    def listen(self, player_id: str, receiver: Receiver[Notification]) -> None:
+        """Hand the player's notifications to ``receiver`` as each is published, until
+        ``unlisten``: no queue, no task (its ``put`` must not wait). Like a subscription, the
+        player's first listener here has the bus subscribe to their channel."""
+        first = player_id not in self._players
+        self._players[player_id].add(receiver)
+        if first:
+            self._watch_player(player_id, True)
+
+    def unlisten(self, player_id: str, receiver: Receiver[Notification]) -> None:
+        receivers = self._players.get(player_id)
+        if receivers is not None:
+            receivers.discard(receiver)
+            if not receivers:
+                del self._players[player_id]
+                self._watch_player(player_id, False)
 
     def present(self) -> list[str]:
         """The players with a socket open on this process (a subscription to their

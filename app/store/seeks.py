@@ -211,6 +211,12 @@ def _unlocked(*conditions: sa.ColumnElement[bool]) -> sa.Select[tuple[str]]:
     )
 
 
+async def live_owners(session: AsyncSession) -> set[str]:
+    """The players with an open live seek or challenge (the only ones ``renew`` changes)."""
+    query = select(SEEKS.c.player_id).where(SEEKS.c.status == "open", SEEKS.c.speed == "live")
+    return set((await session.execute(query.distinct())).scalars())
+
+
 def renew(conn: Connection, player_ids: Sequence[str], until: datetime) -> int:
     """Keep the open live seeks of these players (connected to this process) alive; a seek
     being paired meanwhile is skipped (as in ``lapse``)."""

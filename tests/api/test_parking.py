@@ -1,9 +1,11 @@
-"""Idle spectators served below ASGI (``app/api/live/parking.py``): real server, real sockets.
+"""Idle sockets served below ASGI (``app/api/live/parking.py``): real server, real sockets.
 
-A spectator's socket, once live and idle, is handed from uvicorn's protocol and the ASGI call
-to a ``Parked`` protocol of ours. It must still get every seq once and in order, answer what a
-spectator may send as the ASGI way does, keep the keepalive, the 4008 close of a client that
-does not read, the server's 1012 at shutdown, and its metrics at its close.
+A spectator's socket, once live and idle, and a player's socket (``/v1/players/me/ws``), once
+accepted, are handed from uvicorn's protocol and the ASGI call to a ``Parked`` protocol of ours.
+A spectator must still get every seq once and in order, a player each notification in order
+and its heartbeats; both answer what the client may send as the ASGI way does, keep the
+keepalive, the 4008 close of a client that does not read, the server's 1012 at shutdown, and
+their metrics at their close.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from websockets.exceptions import ConnectionClosed
 
 from app.api.live.backpressure import SEND_GRACE
 from app.api.live.parking import Parked
+from app.api.live.player import Waiting
+from app.api.live.session import Watching
 from app.api.live.socket import Socket
 from tests.api.conftest import Server, start_server
 from tests.api.helpers import get_table, new_player, new_table, seated_table, step
@@ -61,7 +65,9 @@ def _parked(server: Server, table_id: str) -> list[Parked]:
     return [
         p
         for p in list(parking.sockets)
-        if p.member.feed is not None and p.member.feed.table_id == table_id
+        if isinstance(p.tenant, Watching)
+        and p.tenant.member.feed is not None
+        and p.tenant.member.feed.table_id == table_id
     ]
 
 
@@ -235,30 +241,41 @@ async def test_one_keepalive_for_parked_sockets_closes_those_that_do_not_answer(
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
             table_id, _ = await seated_table(client, rules={"target": 500})
+            player = await new_player(client, "Cy")
         path = f"/v1/tables/{table_id}/ws"
+        mine = f"{PLAYER_ROUTE}?token={player.token}"
         # The library's client answers pings (and pings the server too, which must answer).
-        async with connect(ws_url(server, path), proxy=None, ping_interval=0.2) as answering:
-            rec = Recorder(answering)
+        async with (
+            connect(ws_url(server, path), proxy=None, ping_interval=0.2) as answering,
+            connect(ws_url(server, mine), proxy=None, ping_interval=0.2) as answering_player,
+        ):
+            rec, player_rec = Recorder(answering), Recorder(answering_player)
             await rec.first("view")
             raw, reader, writer, _ = await _raw_spectator(server, path)
+            raw_player, player_reader, player_writer, _ = await _raw_spectator(server, mine)
             await _until_parked(server, table_id, 2)
+            await _until_players_parked(server, 2)
             started = time.monotonic()
-            data = b""
-            async with asyncio.timeout(10):
-                while not any(op == 0x8 for op, _ in _server_frames(data)):
-                    chunk = await reader.read(65536)
-                    assert chunk, "closed without a close frame"
-                    data += chunk
-            frames = list(_server_frames(data))
-            assert [op for op, _ in frames[:2]] == [0x1, 0x9]  # the view, then a ping
-            assert frames[-1][0] == 0x8
-            assert frames[-1][1][:2] == (1011).to_bytes(2, "big")
+            for read, first in ((reader, [0x1, 0x9]), (player_reader, [0x9])):
+                data = b""
+                async with asyncio.timeout(10):
+                    while not any(op == 0x8 for op, _ in _server_frames(data)):
+                        chunk = await read.read(65536)
+                        assert chunk, "closed without a close frame"
+                        data += chunk
+                frames = list(_server_frames(data))
+                # A spectator's view, then a ping; a player's ping.
+                assert [op for op, _ in frames[: len(first)]] == first
+                assert frames[-1][0] == 0x8
+                assert frames[-1][1][:2] == (1011).to_bytes(2, "big")
             assert time.monotonic() - started < 3
-            writer.close()
-            raw.close()
-            await asyncio.sleep(1.0)  # several rounds: the one that answers stays
-            assert not rec.done
+            for w, r in ((writer, raw), (player_writer, raw_player)):
+                w.close()
+                r.close()
+            await asyncio.sleep(1.0)  # several rounds: those that answer stay
+            assert not rec.done and not player_rec.done
             assert len(_parked(server, table_id)) == 1
+            assert len(_parked_players(server)) == 1
     finally:
         server.stop()
 
@@ -269,17 +286,24 @@ async def test_a_server_that_stops_closes_parked_sockets_with_1012(tmp_path: Pat
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
             table_id, _ = await seated_table(client, rules={"target": 500})
+            player = await new_player(client, "Cy")
         path = f"/v1/tables/{table_id}/ws"
-        async with connect(ws_url(server, path), proxy=None) as ws:
-            rec = Recorder(ws)
+        mine = f"{PLAYER_ROUTE}?token={player.token}"
+        async with (
+            connect(ws_url(server, path), proxy=None) as ws,
+            connect(ws_url(server, mine), proxy=None) as player_ws,
+        ):
+            rec, player_rec = Recorder(ws), Recorder(player_ws)
             await rec.first("view")
             await _until_parked(server, table_id, 1)
+            await _until_players_parked(server, 1)
             await asyncio.to_thread(server.stop)
             stopped = True
-            await rec.closed()
-            with pytest.raises(ConnectionClosed) as closed:
-                await ws.recv()
-            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+            for each, recorder in ((ws, rec), (player_ws, player_rec)):
+                await recorder.closed()
+                with pytest.raises(ConnectionClosed) as closed:
+                    await each.recv()
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
     finally:
         if not stopped:
             server.stop()
@@ -365,3 +389,145 @@ async def test_a_watcher_with_a_token_is_parked_and_plays_once_it_takes_a_seat(
             if kind == "draw_stock":
                 assert "card" in mine["event"]  # the seat's own rendering: the card drawn
             assert len(_parked(server, table_id)) == 1  # still the parked socket
+
+
+# The player's socket (``app/api/live/player.py``): parked once accepted.
+
+PLAYER_ROUTE = "/v1/players/me/ws"
+
+
+def _parked_players(server: Server) -> list[Parked]:
+    app: Any = server.uvicorn.config.app
+    parking = getattr(app.state, "parking", None)
+    if parking is None:
+        return []
+    return [p for p in list(parking.sockets) if isinstance(p.tenant, Waiting)]
+
+
+async def _until_players_parked(server: Server, count: int) -> list[Parked]:
+    await until(lambda: len(_parked_players(server)) >= count, timeout=10, every=0.01)
+    return _parked_players(server)
+
+
+async def test_a_parked_player_socket_gets_its_notifications_in_order_and_answers(
+    tmp_path: Path,
+) -> None:
+    """A player's socket is parked once accepted (no ASGI call, no ``Socket`` left); it still
+    gets each notification in order, its heartbeats, counts as present for the lobby's seeks,
+    answers pings and moves as through ASGI, and ends with its log session and metrics."""
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'player.db'}", ws_heartbeat=0.5)
+    try:
+        app: Any = server.uvicorn.config.app
+        hub = app.state.service.hub
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            p0, p1 = await new_player(client, "Ada"), await new_player(client, "Bo")
+            open_before = _sample("ginrummy_websockets_open", route=PLAYER_ROUTE)
+            closed_before = _sample(
+                "ginrummy_websocket_sessions_total", route=PLAYER_ROUTE, code="1000"
+            )
+            async with listen(server, PLAYER_ROUTE, p0) as ada:
+                (parked,) = await _until_players_parked(server, 1)
+                gc.collect()  # the ASGI call returned: its Socket went with it
+                assert not [
+                    o
+                    for o in gc.get_objects()
+                    if type(o) is Socket and o.websocket.scope["path"] == PLAYER_ROUTE
+                ]
+                assert _sample("ginrummy_websockets_open", route=PLAYER_ROUTE) == open_before + 1
+                assert p0.id in hub.present()  # its live seeks stay alive
+                await ada.ws.send(json.dumps({"type": "ping", "id": "p1"}))
+                await ada.ws.send(json.dumps({"type": "move", "kind": "draw_stock", "id": "m1"}))
+                await ada.ws.send("not json")
+                await ada.count("error", 2)
+                assert ada.of_type("pong") == [{"type": "pong", "id": "p1"}]
+                move, bad = ada.of_type("error")
+                assert (move["code"], move["id"]) == ("not_a_table", "m1")
+                assert bad["code"] == "invalid_message"
+                await ada.first("heartbeat")  # from the one timer of the parked sockets
+                assert ada.messages[-1] == {"type": "heartbeat", "seq": None}
+
+                table = await new_table(client, p0, rules={"target": 500})
+                table_id = table["table_id"]
+                r = await client.post(f"/v1/invites/{table['invite_code']}", headers=p1.auth)
+                assert r.status_code == 200, r.text
+                await ada.first("opponent_joined")
+                r = await client.post(f"/v1/tables/{table_id}/start", headers=p0.auth)
+                assert r.status_code == 200, r.text
+                r = await client.post(f"/v1/tables/{table_id}/resign", headers=p0.auth)
+                assert r.status_code == 200, r.text
+                for _ in range(3):  # asked, declined, asked again: told each time
+                    r = await client.post(f"/v1/tables/{table_id}/rematch", headers=p1.auth)
+                    assert r.status_code == 200, r.text
+                    r = await client.post(f"/v1/tables/{table_id}/rematch/decline", headers=p0.auth)
+                await ada.count("rematch_offered", 3)
+                told = [m["type"] for m in ada.messages if m["type"] not in ("heartbeat",)]
+                assert told == [
+                    "pong",
+                    "error",
+                    "error",
+                    "opponent_joined",
+                    *told[4:-3],
+                    "rematch_offered",
+                    "rematch_offered",
+                    "rematch_offered",
+                ]
+                assert "match_finished" in told[4:-3]
+                assert _parked_players(server) == [parked]  # still the parked socket
+            await until(
+                lambda: (
+                    _sample("ginrummy_websockets_open", route=PLAYER_ROUTE) == open_before
+                    and not _parked_players(server)
+                ),
+                timeout=10,
+            )
+            closed = _sample("ginrummy_websocket_sessions_total", route=PLAYER_ROUTE, code="1000")
+            assert closed == closed_before + 1
+            assert p0.id not in hub.present()
+            assert not app.state.heartbeats.quiet
+    finally:
+        server.stop()
+
+
+async def test_a_parked_player_socket_ends_with_its_token_4401(tmp_path: Path) -> None:
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'revoked.db'}", ws_heartbeat=0)
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            p0 = await new_player(client, "Ada")
+            r = await client.post("/v1/ws-tickets", headers=p0.auth)
+            path = f"{PLAYER_ROUTE}?ticket={r.json()['ticket']}"
+            async with connect(ws_url(server, path), proxy=None) as ws:
+                rec = Recorder(ws)
+                await _until_players_parked(server, 1)
+                (token,) = (await client.get("/v1/players/me/tokens", headers=p0.auth)).json()
+                r = await client.delete(f"/v1/players/me/tokens/{token['id']}", headers=p0.auth)
+                assert r.status_code == 200, r.text
+                await rec.closed()
+                assert [m["code"] for m in rec.of_type("error")] == ["token_revoked"]
+                assert ws.close_code == 4401
+        await until(lambda: not _parked_players(server), timeout=10)
+        app: Any = server.uvicorn.config.app
+        assert p0.id not in app.state.service.hub.present()
+    finally:
+        server.stop()
+
+
+async def test_with_player_parking_off_a_player_socket_stays_an_asgi_session(
+    tmp_path: Path,
+) -> None:
+    server = start_server(
+        f"sqlite+aiosqlite:///{tmp_path / 'off.db'}", ws_heartbeat=0.2, ws_park_players=False
+    )
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            p0 = await new_player(client, "Ada")
+            async with listen(server, PLAYER_ROUTE, p0) as ada:
+                await ada.first("heartbeat")
+                assert _parked_players(server) == []
+                gc.collect()
+                assert [
+                    o
+                    for o in gc.get_objects()
+                    if type(o) is Socket and o.websocket.scope["path"] == PLAYER_ROUTE
+                ]
+    finally:
+        server.stop()

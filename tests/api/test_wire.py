@@ -131,7 +131,9 @@ async def _on_the_wire(server: Server, park: bool) -> None:
             if park:
                 assert wires == [False, False]
                 assert parked is not None
-                await until(lambda: [p.member.feed.table_id for p in parked.sockets] == [table_id])
+                await until(
+                    lambda: [p.tenant.member.feed.table_id for p in parked.sockets] == [table_id]
+                )
             else:
                 assert wires == [False, False, True]
                 assert parked is None

@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable
 from pydantic import ValidationError
 
 from app.api.live import client_out
-from app.api.live.audiences import Member
 from app.api.live.messages import CLIENT_MESSAGES, MoveMessage, PingMessage
 from app.engine import Action, RuleError
 from app.errors import RateLimitedError, ServiceError, UnauthenticatedError
@@ -56,24 +55,6 @@ def parse_message(raw: str | bytes) -> MoveMessage | PingMessage | str:
 def _spectator_move(message: MoveMessage) -> str:
     exc = UnauthenticatedError("unauthorized", "connect with your token to play")
     return client_out.error(exc, message.id)
-
-
-class ParkedAnswers:
-    """The answers to parked sockets' messages (``app.api.live.parking``), as ``answer`` gives
-    them through ASGI: a move goes through the pipeline as the member's (a watcher who took a
-    seat meanwhile plays), or is refused to a spectator."""
-
-    def __init__(self, service: TableService) -> None:
-        self.service = service
-
-    async def __call__(
-        self, member: Member, table_id: str, allowance: Allowance | None, raw: str | bytes
-    ) -> str:
-
-        async def play(message: MoveMessage) -> str:
-            return await move(self.service, table_id, member.actor, message, member.token)
-
-        return await answer(raw, allowance, play)
 
 
 async def move(

@@ -1,4 +1,4 @@
-"""Idle spectators served below ASGI: a socket that only watches costs a few KB, not ~33.
+"""Idle sockets served below ASGI: a socket that only watches or waits costs a few KB, not ~33.
 
 An open socket served through ASGI keeps the whole call suspended for its life: uvicorn's
 protocol object (a receive queue, events, keepalive timers, the scope), and about thirty
@@ -15,6 +15,11 @@ its transport to a ``Parked``, which keeps the ``websockets`` connection that pa
 frames, and the ASGI call returns. The table's feed then offers the member's messages to the
 ``Parked`` instead of the ``Socket``: the same frames, the same audience, the same redaction.
 
+A player's socket (``/v1/players/me/ws``) is parked the same way once accepted, its
+notifications handed to it as they are published (``app.api.live.player``). What a parked
+socket serves is its ``Tenant``: a member of a table's feed (``app.api.live.session``), or a
+player's notifications.
+
 What a parked socket keeps of the guarantees of a socket served through ASGI (docs/protocol.md):
 
 - every frame is written in order, straight to the transport while it takes them; while it is
@@ -25,10 +30,12 @@ What a parked socket keeps of the guarantees of a socket served through ASGI (do
   queued, nor while the transport is paused (a ping parsed meanwhile gets one pong, for the
   latest, when it resumes); pings and pongs count against the same limit, and one over it
   closes the socket with 4429 (as ``app.api.edge.protocols`` does through ASGI); a watcher who
-  joins the table moves to its seat's audience and ``your_turn`` as any member does;
+  joins the table moves to its seat's audience and ``your_turn`` as any member does; a move on
+  a player's socket gets ``not_a_table``;
 - keepalive: one timer for all parked sockets (``Parking``), not two per socket: every
   ``ws_ping_interval`` s each gets a ping, and one that has not answered ``ws_ping_timeout`` s
   later is closed with 1011, as uvicorn does;
+- a player socket's ``heartbeat`` (one timer for all: ``app.api.live.player.Heartbeats``);
 - the server's shutdown closes it with 1012 (uvicorn's ``shutdown`` of each connection);
 - its access log line and metrics at its close (``app.api.edge.access.WebSocketSession``).
 """
@@ -40,9 +47,10 @@ import logging
 import random
 import struct
 from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Final
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Final, Protocol
 
+from websockets import protocol, streams
 from websockets.frames import Frame, Opcode
 
 from app.api.edge.protocols import ABORT_AFTER, CLOSE_TOO_MANY, FLOODS, finish
@@ -57,7 +65,6 @@ from app.service.rate_limits import SOCKET_MESSAGE, Allowance
 
 if TYPE_CHECKING:
     from app.api.edge.access import WebSocketSession
-    from app.api.live.audiences import Feeds, Member
 
 log = logging.getLogger(__name__)
 
@@ -65,33 +72,40 @@ log = logging.getLogger(__name__)
 CHUNK: Final = 256
 # Client messages read ahead of their answers before the socket stops reading.
 INBOX: Final = 8
-# How long a close waits for the client's close frame before the transport is closed (as
-# uvicorn does).
+# How long a close waits for the client's close frame before closing the transport (uvicorn's).
 CLOSE_TIMEOUT: Final = 10.0
 CLOSE_GOING_AWAY: Final = 1012  # the server restarts (uvicorn's code at shutdown)
 CLOSE_KEEPALIVE: Final = 1011
+# A client's pong to a keepalive ping: 2 bytes of header, the mask, the 4 bytes of the ping.
+PONG_SIZE: Final = 10
+# Where the ``websockets`` parser waits between two frames (``Parked._pong``).
+_PARSE: Final = protocol.Protocol.parse.__code__
+_AT_EOF: Final = streams.StreamReader.at_eof.__code__
 
-# Answers a client's message (its raw text or bytes) for the socket's member on a table,
-# counted against the socket's allowance (None: no limit): the encoded reply.
-Answer = Callable[["Member", str, Allowance | None, str | bytes], Awaitable[str]]
+
+class Tenant(Protocol):
+    """What a parked socket serves: its answers to the client, and what its close ends."""
+
+    def answer(self, allowance: Allowance | None, raw: str | bytes) -> Awaitable[str]:
+        """The encoded reply to a client's message (its raw text or bytes), counted against
+        the socket's ``allowance`` (None: no limit)."""
+
+    def leave(self) -> None:
+        """The socket closed."""
 
 
 class Parking:
     """This process's parked sockets, and their one keepalive."""
 
-    def __init__(self, feeds: Feeds, answer: Answer, queue_limit: int) -> None:
-        self.feeds = feeds
-        self.answer = answer
+    def __init__(self, queue_limit: int) -> None:
         self.queue_limit = queue_limit
         self.sockets: set[Parked] = set()
         self.ping: bytes | None = None  # this round's ping payload
         self._keepalive: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def park(
-        self, detached: Detached, member: Member, session: WebSocketSession, table_id: str
-    ) -> Parked:
-        parked = Parked(self, detached, member, session, table_id)
+    def park(self, detached: Detached, tenant: Tenant, session: WebSocketSession) -> Parked:
+        parked = Parked(self, detached, tenant, session)
         self.sockets.add(parked)
         interval, timeout = detached.ping_interval, detached.ping_timeout
         if self._keepalive is None and interval:
@@ -134,8 +148,8 @@ class Parking:
 
 
 class Parked(Bounded[bytes | None], asyncio.Protocol):
-    """One idle spectator's connection, served without ASGI (see the module's docstring): the
-    ``asyncio`` protocol of its transport, and its member's outbox."""
+    """One idle socket's connection, served without ASGI (see the module's docstring): the
+    ``asyncio`` protocol of its transport, and its tenant's outbox."""
 
     __slots__ = (
         "_allowance",
@@ -148,11 +162,10 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
         "_room",
         "conn",
         "connections",
-        "member",
         "parking",
         "pinged",
         "session",
-        "table_id",
+        "tenant",
         "transport",
         "writable",
     )
@@ -161,17 +174,15 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
         self,
         parking: Parking,
         detached: Detached,
-        member: Member,
+        tenant: Tenant,
         session: WebSocketSession,
-        table_id: str,
     ) -> None:
         self.parking = parking
         self.queue_limit = parking.queue_limit
-        self.table_id = table_id
         self.transport = detached.transport
         self.conn = detached.conn
         self.connections = detached.connections
-        self.member = member
+        self.tenant = tenant
         self.session = session
         self.writable = True  # the transport is not paused
         self.closing = False  # a close was sent, or the connection is lost
@@ -333,6 +344,8 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
     # The transport's protocol.
 
     def data_received(self, data: bytes) -> None:
+        if len(data) == PONG_SIZE and self._pong(data):
+            return
         conn = self.conn
         conn.receive_data(data)
         for event in conn.events_received():
@@ -374,6 +387,27 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
                 self.session.code = conn.close_sent.code
             self.transport.close()
 
+    def _pong(self, data: bytes) -> bool:
+        """Take the pong to this round's ping, alone in ``data``, without the ``websockets``
+        parser (which ignores a pong, at several times the cost), while it waits for a frame's
+        first byte (so its stream stays whole); False: it parses ``data``."""
+        ping, parser = self.parking.ping, self.conn.parser
+        if (
+            ping is None
+            or data[:2] != b"\x8a\x84"  # FIN, pong; masked, 4 bytes
+            or self.closing
+            or self.conn.reader.buffer
+            or getattr(parser, "gi_code", None) is not _PARSE
+            or getattr(getattr(parser, "gi_yieldfrom", None), "gi_code", None) is not _AT_EOF
+            or (int.from_bytes(data[2:6]) ^ int.from_bytes(data[6:10])).to_bytes(4) != ping
+        ):
+            return False
+        if self._allowance is not None and not self._allowance.take():
+            self._flooded()
+            return True
+        self.pinged = False
+        return True
+
     def _received(self, data: bytes | bytearray | memoryview, is_text: bool) -> None:
         if self.closing:
             return
@@ -403,9 +437,7 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
                 message = self._inbox.pop(0)
                 if len(self._inbox) == INBOX - 1:
                     self._resume_reading()
-                reply = await self.parking.answer(
-                    self.member, self.table_id, self._allowance, message
-                )
+                reply = await self.tenant.answer(self._allowance, message)
                 self.offer(reply)
         except Exception:
             log.exception("a parked socket's reply failed")
@@ -458,7 +490,7 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
             self._reader.cancel()
         self.parking.sockets.discard(self)
         self.connections.discard(self)
-        self.parking.feeds.leave(self.member)
+        self.tenant.leave()
         self.session.finish()
 
     def shutdown(self) -> None:

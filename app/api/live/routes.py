@@ -5,7 +5,8 @@ lobby's news, ``/v1/lobby/ws`` (``lobby_ws``).
 Here the handshake: who opens the socket (a ticket, a token or a Bearer header; a browser's
 origin), the socket caps of its address and player (``app.api.edge.occupancy``), ``since``, and
 the close code of a refused handshake (``REFUSALS``). Then a table's socket is a
-``TableStream`` (``app.api.live.session``), the player's forwards their notifications. The
+``TableStream`` (``app.api.live.session``), the player's forwards their notifications (parked
+below ASGI where it can be: ``app.api.live.player``). The
 protocol is described in docs/protocol.md (WebSocket): what is sent when, the close codes, the
 guarantees of order and contiguity.
 """
@@ -25,6 +26,7 @@ from app.api.http.deps import bearer_token
 from app.api.http.schemas.common import INT32
 from app.api.live import client_out
 from app.api.live.client_in import not_a_table
+from app.api.live.player import park
 from app.api.live.session import TableStream, feeds_of
 from app.api.live.socket import Socket
 from app.bus.hub import LOBBY
@@ -178,6 +180,8 @@ async def player_ws(websocket: WebSocket, token: Token = None, ticket: Ticket = 
         await socket.refuse(code, exc)
         return
     await socket.accept()
+    if park(socket, service.hub, service.tokens, actor.player_id, digest):
+        return  # served below ASGI from now on (app.api.live.player)
 
     async def forward() -> None:
         await _forward(socket, service, actor.player_id, settings.ws_heartbeat)

@@ -7,13 +7,14 @@ from typing import Any
 from app.api.edge.access import SESSION
 from app.api.live import client_out
 from app.api.live.audiences import Feed, Feeds, Member
-from app.api.live.client_in import ParkedAnswers, move
+from app.api.live.client_in import answer, move
 from app.api.live.frames import Frames
 from app.api.live.messages import MoveMessage
 from app.api.live.parking import Parking
 from app.api.live.socket import Socket
 from app.logs import annotate
 from app.service.pipeline import TableService
+from app.service.rate_limits import Allowance
 from app.settings import Settings
 from app.table.commands import Actor, seat_of
 from app.table.model import Loaded, StoredEvent
@@ -88,9 +89,8 @@ class TableStream:
         if session is None:
             return False
         parking = parking_of(socket.websocket.app)
-        parked = wire.detach(
-            lambda detached: parking.park(detached, member, session, self.table_id)
-        )
+        watching = Watching(member, self.table_id, self.service, self.feeds)
+        parked = wire.detach(lambda detached: parking.park(detached, watching, session))
         if parked is None:
             return False
         member.outbox = parked
@@ -144,15 +144,35 @@ class TableStream:
         return await move(self.service, self.table_id, self.actor, message, self.token)
 
 
+class Watching:
+    """A parked spectator's tenant (``app.api.live.parking``): its member of the table's feed.
+    Its messages are answered as through ASGI: a move goes through the pipeline as the
+    member's (a watcher who took a seat meanwhile plays), or is refused to a spectator."""
+
+    __slots__ = ("feeds", "member", "service", "table_id")
+
+    def __init__(self, member: Member, table_id: str, service: TableService, feeds: Feeds) -> None:
+        self.member = member
+        self.table_id = table_id
+        self.service = service
+        self.feeds = feeds
+
+    async def answer(self, allowance: Allowance | None, raw: str | bytes) -> str:
+        return await answer(raw, allowance, self._move)
+
+    async def _move(self, message: MoveMessage) -> str:
+        member = self.member
+        return await move(self.service, self.table_id, member.actor, message, member.token)
+
+    def leave(self) -> None:
+        self.feeds.leave(self.member)
+
+
 def parking_of(app: Any) -> Parking:
-    """This process's parked spectators, made on first use."""
+    """This process's parked sockets, made on first use."""
     parking: Parking | None = getattr(app.state, "parking", None)
     if parking is None:
-        parking = app.state.parking = Parking(
-            feeds_of(app),
-            ParkedAnswers(app.state.service),
-            app.state.settings.ws_send_queue,
-        )
+        parking = app.state.parking = Parking(app.state.settings.ws_send_queue)
     return parking
 
 
