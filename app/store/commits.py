@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TypeVar, cast
+from weakref import WeakKeyDictionary
 
 import orjson
 import sqlalchemy as sa
@@ -18,7 +19,9 @@ from sqlalchemy import Connection, bindparam, delete, insert, update
 
 from app.engine import MatchState
 from app.store import outbox
+from app.store.conflict import VersionConflictError
 from app.store.db import Database, dump_json
+from app.store.group_commit import GroupCommit
 from app.store.models import ChatMessage, FinishedMatch
 from app.store.tables import CLOCKS, INSERT_EVENTS, INSERT_SNAPSHOT, SEATS, TABLES, UPDATE_SNAPSHOT
 from app.table.model import KEEP, Change, Committed, Loaded
@@ -27,9 +30,10 @@ from app.table.time import utcnow
 
 T = TypeVar("T")
 
+__all__ = ["VersionConflictError", "commit", "commit_change"]
 
-class VersionConflictError(Exception):
-    """The table changed since it was loaded; nothing was written."""
+# Each PostgreSQL database's group commit (``app.store.group_commit``), made on first use.
+_GROUPS: WeakKeyDictionary[Database, GroupCommit] = WeakKeyDictionary()
 
 
 async def commit(
@@ -48,7 +52,12 @@ async def commit(
     """
     plain = _plain(loaded, change)
     if also is None and not db.is_sqlite and plain:
-        return await _commit_plain(db, loaded, change), None
+        if not db.group_commit:
+            return await _commit_plain(db, loaded, change), None
+        group = _GROUPS.get(db)
+        if group is None:
+            group = _GROUPS[db] = GroupCommit(db)
+        return await group.commit(loaded, change), None
     write = _commit_plain_sqlite if db.is_sqlite and plain else commit_change
 
     def work(conn: Connection) -> tuple[Committed, T | None]:
