@@ -45,19 +45,22 @@ async def commit(
     """Write ``change`` if the table is still at the loaded version; else VersionConflictError.
 
     ``also(connection, committed)`` runs in the same transaction (an idempotent response is
-    saved there) and its result comes back with the commit. A plain move on PostgreSQL (events
-    and the snapshot, nothing else) is one statement (``_commit_plain``); on SQLite its
-    statements go straight to the driver (``_commit_plain_sqlite``); everything else is
-    ``commit_change`` in ``Database.transact``.
+    saved there) and its result comes back with the commit. A plain move (events, the snapshot
+    and its notes, nothing else) is one statement on PostgreSQL (``_commit_plain``); on SQLite
+    its statements go straight to the driver (``_commit_plain_sqlite``); with
+    ``Database.group_commit`` the plain moves of one pass of the loop go together
+    (``app.store.group_commit``). Everything else is ``commit_change`` in
+    ``Database.transact``.
     """
     plain = _plain(loaded, change)
-    if also is None and not db.is_sqlite and plain:
-        if not db.group_commit:
-            return await _commit_plain(db, loaded, change), None
+    if also is None and plain and db.group_commit:
         group = _GROUPS.get(db)
         if group is None:
-            group = _GROUPS[db] = GroupCommit(db)
+            write_one = _commit_plain_sqlite if db.is_sqlite else None
+            group = _GROUPS[db] = GroupCommit(db, write_one)
         return await group.commit(loaded, change), None
+    if also is None and not db.is_sqlite and plain:
+        return await _commit_plain(db, loaded, change), None
     write = _commit_plain_sqlite if db.is_sqlite and plain else commit_change
 
     def work(conn: Connection) -> tuple[Committed, T | None]:

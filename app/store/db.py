@@ -139,9 +139,9 @@ class Database:
     def __init__(self, url: str, *, group_commit: bool = True) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
-        # PostgreSQL: the plain moves of a pass of the loop in one statement
-        # (``app.store.group_commit``); off, each is its own statement.
-        self.group_commit = group_commit and not self.is_sqlite
+        # The plain moves of a pass of the loop in one statement (PostgreSQL) or one
+        # transaction (SQLite) (``app.store.group_commit``); off, each on its own.
+        self.group_commit = group_commit
         create_private(url)
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:

@@ -1,5 +1,5 @@
 """Group commit: the plain moves of different tables that ask to commit in the same pass of the
-event loop are written together, by one PostgreSQL statement.
+event loop are written together: by one statement on PostgreSQL, in one transaction on SQLite.
 
 A plain move (its events, the next snapshot and its notifications, nothing else:
 ``commits._plain``) is one statement already (``commits._PLAIN_PG``). At capacity, many tables
@@ -12,6 +12,12 @@ table whose guard did not match gets ``VersionConflictError`` and nothing of it 
 whatever the others did; the others commit. One statement is atomic, so a crash writes all of
 a group or none of it, and every caller is answered only once its write is durable.
 
+On SQLite each plain move is three statements on the driver (``commits._commit_plain_sqlite``),
+run in the loop; what a group saves there is the transaction around them (the write gate, the
+engine's connection, BEGIN IMMEDIATE and COMMIT), once per group instead of once per move. A
+move whose guard fails raises before it writes anything, so the others' statements in the same
+transaction stand.
+
 A table is in a group at most once (the pipeline commits one change per table at a time in a
 process; a second would wait for the next group). A commit whose caller was cancelled before
 its group was sent is left out of it.
@@ -20,11 +26,13 @@ its group was sent is left out of it.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import orjson
+from sqlalchemy import Connection
 
 from app.engine import Event
 from app.store.conflict import VersionConflictError
@@ -74,6 +82,8 @@ SELECT g.k, g.version, g.last_seq, (SELECT count(*) FROM o WHERE o.table_id = g.
 """
 
 Planned = list[tuple[Event, int | None, dict[str, Any] | None]]
+# SQLite: one plain move's statements in the group's transaction.
+WriteOne = Callable[[Connection, Loaded, Change], Committed]
 
 
 @dataclass
@@ -86,10 +96,13 @@ class _Pending:
 
 
 class GroupCommit:
-    """The plain moves of one ``Database`` (PostgreSQL), written a group per pass of the loop."""
+    """The plain moves of one ``Database``, written a group per pass of the loop (SQLite: each
+    by ``write_one`` in the group's transaction)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, write_one: WriteOne | None = None) -> None:
+        assert db.is_sqlite == (write_one is not None)
         self.db = db
+        self._write_one = write_one
         self._queued: list[_Pending] = []
         self._scheduled = False
         self._writing: set[asyncio.Task[None]] = set()
@@ -102,11 +115,12 @@ class GroupCommit:
         loop; ``VersionConflictError`` if its table is no longer at the loaded version."""
         assert change.state is not None
         loop = asyncio.get_running_loop()
+        sqlite = self._write_one is not None
         pending = _Pending(
             loaded,
             change,
-            planned_events(loaded, change),
-            dump_json(change.state.to_dict()),
+            [] if sqlite else planned_events(loaded, change),
+            "" if sqlite else dump_json(change.state.to_dict()),
             loop.create_future(),
         )
         self._queued.append(pending)
@@ -132,7 +146,8 @@ class GroupCommit:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._send)
         if group:
-            task = asyncio.create_task(self._write(group))
+            write = self._write if self._write_one is None else self._write_sqlite
+            task = asyncio.create_task(write(group))
             self._writing.add(task)
             task.add_done_callback(self._writing.discard)
 
@@ -170,6 +185,38 @@ class GroupCommit:
                     notes=notes,
                 )
             )
+
+    async def _write_sqlite(self, group: list[_Pending]) -> None:
+        write_one = self._write_one
+        assert write_one is not None
+
+        def work(conn: Connection) -> list[Committed | VersionConflictError]:
+            out: list[Committed | VersionConflictError] = []
+            for pending in group:
+                try:
+                    out.append(write_one(conn, pending.loaded, pending.change))
+                except VersionConflictError as exc:  # nothing of it was written
+                    out.append(exc)
+            return out
+
+        try:
+            results = await self.db.transact(work)
+        except BaseException as exc:
+            for pending in group:
+                if not pending.done.done():
+                    pending.done.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        self.groups += 1
+        self.commits += len(group)
+        for pending, result in zip(group, results, strict=True):
+            if pending.done.done():
+                continue
+            if isinstance(result, VersionConflictError):
+                pending.done.set_exception(result)
+            else:
+                pending.done.set_result(result)
 
 
 def _parameters(group: list[_Pending], now: datetime) -> list[Any]:

@@ -1,12 +1,13 @@
-"""Group commit on PostgreSQL (``app.store.group_commit``): the plain moves of many tables that
-commit in the same pass of the loop are one statement, and each table's rows are exactly what
-its own statement would have written; a table whose version guard fails in a group writes
-nothing and is told so, while the others commit."""
+"""Group commit (``app.store.group_commit``): the plain moves of many tables that commit in the
+same pass of the loop are one statement on PostgreSQL, one transaction on SQLite, and each
+table's rows are exactly what it would have written alone; a table whose version guard fails in
+a group writes nothing and is told so, while the others commit."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import orjson
 import pytest
@@ -22,8 +23,11 @@ from app.table.commands import Actor, Join, Play, Start
 from tests.api.conftest import pg_database
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'group.db'}"
+        return
     with pg_database("ginrummy_group") as url:
         yield url
 
@@ -63,9 +67,9 @@ async def _next_play(
     return players[state.hand.turn], Play(Action.from_dict(action))
 
 
-async def test_moves_of_many_tables_in_one_pass_are_one_statement(pg_url: str) -> None:
-    db = Database(pg_url)
-    alone = Database(pg_url, group_commit=False)
+async def test_moves_of_many_tables_in_one_pass_are_one_statement(database_url: str) -> None:
+    db = Database(database_url)
+    alone = Database(database_url, group_commit=False)
     try:
         await run_migrations(db)
         service = _service(db)
@@ -102,8 +106,10 @@ async def test_moves_of_many_tables_in_one_pass_are_one_statement(pg_url: str) -
         await alone.close()
 
 
-async def test_a_stale_table_in_a_group_writes_nothing_and_the_others_commit(pg_url: str) -> None:
-    db = Database(pg_url)
+async def test_a_stale_table_in_a_group_writes_nothing_and_the_others_commit(
+    database_url: str,
+) -> None:
+    db = Database(database_url)
     try:
         await run_migrations(db)
         service = _service(db)
@@ -119,7 +125,7 @@ async def test_a_stale_table_in_a_group_writes_nothing_and_the_others_commit(pg_
         await service.submit(stale_id, actor, play)
         moved_on = await service.load(stale_id)
 
-        group = GroupCommit(db)
+        group = GroupCommit(db, commits._commit_plain_sqlite if db.is_sqlite else None)
         out = await asyncio.gather(
             group.commit(stale, stale_change),
             group.commit(fresh, fresh_change),
@@ -134,7 +140,7 @@ async def test_a_stale_table_in_a_group_writes_nothing_and_the_others_commit(pg_
             range(fresh.table.last_seq + 1, fresh.table.last_seq + 1 + len(fresh_change.events))
         )
 
-        reader = _service(Database(pg_url, group_commit=False))
+        reader = _service(Database(database_url, group_commit=False))
         try:
             after = await reader.load(stale_id)
             assert (after.table.version, after.table.last_seq) == (
