@@ -67,12 +67,12 @@ from app.service.tokens import Tokens
 from app.service.tournaments import Limits as TournamentLimits
 from app.service.tournaments import Tournaments
 from app.service.workers.bot_pool import BotPool
-from app.service.workers.bots import BotRunner
+from app.service.workers.bots import WAKE_EVENTS, BotRunner
 from app.service.workers.deadlines import DeadlineRunner
 from app.service.workers.dispatcher import Dispatcher
 from app.service.workers.pairing import PairingWorker
 from app.service.workers.reviews import Reviews
-from app.service.workers.tournaments import TournamentRunner
+from app.service.workers.tournaments import FINISH_EVENTS, TournamentRunner
 from app.settings import Settings
 from app.store import Database, outbox, run_migrations
 from app.table.clock import Minimums
@@ -149,7 +149,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub = (
             Hub()
             if settings.redis_url is None
-            else RedisBus(settings.redis_url, settings.redis_prefix)
+            else RedisBus(
+                settings.redis_url, settings.redis_prefix, watched=WAKE_EVENTS | FINISH_EVENTS
+            )
         )
         await hub.start()
         rate_limits = RateLimits.from_settings(settings)

@@ -123,6 +123,44 @@ class Server:
     workers: list[int] = field(default_factory=list)
 
 
+# The bus's counters each server reports at /metrics (``app.bus.redis``), read after each phase:
+# the messages of the other processes it received, those nothing of it listened to, and those
+# about tables and players it does not serve at all (target 0).
+BUS_COUNTERS = {
+    "received": "ginrummy_bus_received_total",
+    "skipped": "ginrummy_bus_skipped_total",
+    "foreign": "ginrummy_bus_foreign_messages_total",
+}
+
+
+async def bus_counters(servers: list[Server]) -> list[dict[str, float | None]]:
+    """Each server's ``BUS_COUNTERS`` so far (None: a server without that counter)."""
+    out: list[dict[str, float | None]] = []
+    async with httpx.AsyncClient(verify=TLS) as http:
+        for server in servers:
+            text = (await http.get(f"{server.url}/metrics")).text
+            values = {
+                line.split(" ")[0]: float(line.split(" ")[1])
+                for line in text.splitlines()
+                if line and not line.startswith("#")
+            }
+            out.append({key: values.get(name) for key, name in BUS_COUNTERS.items()})
+    return out
+
+
+def bus_since(
+    after: list[dict[str, float | None]], before: list[dict[str, float | None]]
+) -> dict[str, list[float | None]]:
+    """Each counter's growth over a phase, one figure per server."""
+    return {
+        key: [
+            None if a[key] is None else a[key] - (b[key] or 0.0)  # type: ignore[operator]
+            for a, b in zip(after, before, strict=True)
+        ]
+        for key in BUS_COUNTERS
+    }
+
+
 def servers_cpu(servers: list[Server]) -> float:
     return sum(cpu_seconds(pid) for s in servers for pid in (s.pid, *s.workers))
 
@@ -555,6 +593,7 @@ async def measure(
     await asyncio.sleep(warmup)
     spies = [] if profile_to is None else profile(servers, seconds, profile_to)
     load = os.getloadavg()[0]
+    counters = await bus_counters(servers)
     before = Machine.read(servers)
     stats.measuring = True
     start = time.perf_counter()
@@ -563,6 +602,7 @@ async def measure(
     elapsed = time.perf_counter() - start
     used = Machine.read(servers).since(before)
     server_cpu, client_cpu = used.servers, used.client
+    bus = bus_since(await bus_counters(servers), counters)
     for spy in spies:
         await asyncio.to_thread(spy.wait)
     moves = max(stats.moves, 1)
@@ -598,6 +638,8 @@ async def measure(
         "redis_cpu_ms_per_move": round(used.redis * 1000 / moves, 3),
         "machine_cpu_ms_per_move": round(used.total * 1000 / moves, 3),
         "loadavg_1m": round(max(load, os.getloadavg()[0]), 2),
+        # Per server: bus messages of the others received, not listened to, and foreign.
+        **{f"bus_{key}": values for key, values in bus.items()},
     }
 
 

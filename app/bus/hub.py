@@ -12,8 +12,9 @@ Interfaces for transport code (the WebSocket endpoints):
   across all tables (``your_turn``, ``opponent_joined``, ``match_finished``,
   ``rematch_offered``).
 - Use a subscription as ``async with hub.table(tid) as sub: async for item in sub: ...``.
-  Subscribe *before* reading the backlog from the store (``TableService.events_since``) and drop
-  items whose seq you already sent, so nothing falls between the two.
+  Subscribe *before* reading the backlog from the store (``TableService.events_since``), await
+  ``hub.subscribed()`` between the two, and drop items whose seq you already sent, so nothing
+  falls between the two.
 - A subscriber that falls ``QUEUE_LIMIT`` items behind is marked ``overflowed`` and its
   iteration stops; it must resync from the store (events since its last seq, or a full view).
 
@@ -24,13 +25,16 @@ subscriptions: ``deliver(events, notes)`` (what the pipeline calls after each co
 processes may be late, and listeners should read the log every ``POLL_INTERVAL`` s) and
 ``epoch`` (bumped each time the bus (re)connects: a listener that saw another epoch reads the
 log once, since messages may have been lost meanwhile), ``on_remote(callback)`` (called with
-the table id of each commit another process made and the table as it committed it, a
-``app.bus.message.Sent``, or None: the pipeline's table cache takes it, or drops its copy; see
-``TableService``), ``listens(tables, types, players)`` (whether anything here listens to a
-commit of those tables, event types and players: the bus does not even read the others'
-commits nobody here listens to), and
+the table id of each commit another process made at a table listened to here, and the table as
+it committed it, a ``app.bus.message.Sent``, or None: the pipeline's table cache takes it, or
+drops its copy; see ``TableService``), ``await subscribed()`` (once it returns, every
+subscription made before hears the other processes' commits: a listener awaits it between
+subscribing and reading the log), and
 ``revoke(token_hashes)`` / ``on_revoke(callback)`` (a revoked token leaves every process's token
 cache: ``app.service.tokens``).
+
+A process hears only what it listens to: ``RedisBus`` subscribes to a table's, player's or event
+type's channel while a subscription to it is open here, and leaves it with the last one.
 """
 
 from __future__ import annotations
@@ -74,15 +78,26 @@ class Notification:
 class Subscription(Generic[T]):
     """A queue of published items for one listener; iterate it, close it when done."""
 
-    def __init__(self, registry: dict[str, set[Subscription[T]]], *keys: str) -> None:
+    def __init__(
+        self,
+        registry: dict[str, set[Subscription[T]]],
+        *keys: str,
+        watch: Callable[[str, bool], object] | None = None,
+    ) -> None:
         self._registry = registry
         self._keys = keys
+        # Told (key, True) when a key gets its first subscriber here, (key, False) when it
+        # loses its last: the bus then subscribes to its channel, or leaves it.
+        self._watch = watch
         # Unbounded underneath: the limit is enforced in ``put`` so that the end-of-stream
         # marker always fits and the items kept are a gapless prefix of what was published.
         self._queue: asyncio.Queue[T | None] = asyncio.Queue()
         self.overflowed = False
         for key in keys:
+            first = key not in registry
             registry[key].add(self)
+            if first and watch is not None:
+                watch(key, True)
 
     def put(self, item: T) -> None:
         """Queue ``item``; past ``QUEUE_LIMIT`` waiting items, stop here and mark the overflow.
@@ -122,6 +137,8 @@ class Subscription(Generic[T]):
                 subs.discard(self)
                 if not subs:
                     del self._registry[key]
+                    if self._watch is not None:
+                        self._watch(key, False)
         self._queue.put_nowait(None)
 
     def __aiter__(self) -> AsyncIterator[T]:
@@ -153,7 +170,7 @@ class Hub:
         self._players: dict[str, set[Subscription[Notification]]] = defaultdict(set)
         self.epoch = 0
         # Called for each commit another process made (see ``on_remote``).
-        self._remote: list[Callable[[str, Sent | None], object]] = []
+        self._remote_callbacks: list[Callable[[str, Sent | None], object]] = []
         # Called with the hashes of revoked tokens, from any process (see ``on_revoke``).
         self._revoked: list[Callable[[list[str]], object]] = []
 
@@ -161,20 +178,21 @@ class Hub:
         """Call ``callback(table_id, sent)`` for each commit of another process: ``sent`` is
         the table as it committed it, or None (from a process that sent none, or at a table
         nobody listens to here): a cache of that table here is stale. In process: never."""
-        self._remote.append(callback)
+        self._remote_callbacks.append(callback)
 
-    def listened(self, table_id: str) -> bool:
-        """Whether a subscriber here listens to this table's events."""
-        return table_id in self._tables
+    async def subscribed(self) -> None:
+        """Return once every subscription made here so far hears the other processes' commits
+        (in process: at once). Await it after subscribing and before reading the log: what is
+        committed from then on reaches the subscription."""
 
-    def listens(self, tables: Iterable[str], types: Iterable[str], players: Iterable[str]) -> bool:
-        """Whether anything here listens to a commit of these tables, event types and
-        players' notifications (a table's subscriber, a ``tables(types)`` one, a player's)."""
-        return (
-            any(t in self._tables for t in tables)
-            or any(k in self._types for k in types)
-            or any(p in self._players for p in players)
-        )
+    def _watch_table(self, table_id: str, listening: bool) -> None:
+        """A table got its first subscriber here, or lost its last (in process: nothing)."""
+
+    def _watch_type(self, event_type: str, listening: bool) -> None:
+        """An event type got its first ``tables(types)`` subscriber here, or lost its last."""
+
+    def _watch_player(self, player_id: str, listening: bool) -> None:
+        """A player (or ``LOBBY``) got their first subscriber here, or lost their last."""
 
     def on_revoke(self, callback: Callable[[list[str]], object]) -> None:
         """Call ``callback(token_hashes)`` for each revocation made by any process."""
@@ -207,14 +225,14 @@ class Hub:
         self.notify(notes)
 
     def table(self, table_id: str) -> Subscription[StoredEvent]:
-        return Subscription(self._tables, table_id)
+        return Subscription(self._tables, table_id, watch=self._watch_table)
 
     def tables(self, types: Iterable[str]) -> Subscription[StoredEvent]:
         """Every table's events of these ``types``."""
-        return Subscription(self._types, *types)
+        return Subscription(self._types, *types, watch=self._watch_type)
 
     def player(self, player_id: str) -> Subscription[Notification]:
-        return Subscription(self._players, player_id)
+        return Subscription(self._players, player_id, watch=self._watch_player)
 
     def present(self) -> list[str]:
         """The players with a socket open on this process (a subscription to their
@@ -222,10 +240,24 @@ class Hub:
         return [p for p in self._players if p != LOBBY]
 
     def publish(self, events: Iterable[StoredEvent]) -> None:
-        """Hand committed events to every subscriber of their table."""
+        """Hand committed events to every subscriber of their table and of their type."""
         for item in events:
             for sub in list(self._tables.get(item.table_id, ())):
                 sub.put(item)
+            for sub in list(self._types.get(item.event.type, ())):
+                sub.put(item)
+
+    def to_tables(self, events: Iterable[StoredEvent]) -> None:
+        """Hand events to the subscribers of their table only (another process's commit,
+        as its table's channel carried it)."""
+        for item in events:
+            for sub in list(self._tables.get(item.table_id, ())):
+                sub.put(item)
+
+    def to_types(self, events: Iterable[StoredEvent]) -> None:
+        """Hand events to the ``tables(types)`` subscribers of their type only (another
+        process's commit, as its type's channel carried it)."""
+        for item in events:
             for sub in list(self._types.get(item.event.type, ())):
                 sub.put(item)
 

@@ -9,8 +9,11 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
 2. load the table, its seats and the match state with the table's version — from this process's
    cache of the tables it played last when it has one (``_decide``: a stale entry is caught by
    the version guard, and a refusal is only final on a fresh load); a commit of another process
-   reaches the cache over the bus (``on_remote``), so a table whose seats play through
-   different processes is not loaded again before each move;
+   at a table this process listens to (a socket open on it here, a bot it drives) reaches the
+   cache over the bus (``on_remote``), so a table whose seats play through different processes
+   is not loaded again before each move. The cache subscribes to nothing itself: the bus
+   brings this process only the tables it serves, and a copy of another that moved on
+   elsewhere meanwhile is refused by the version guard, then loaded;
 3. the engine validates and applies (``commands.Command.decide``);
 4. append the events and the new snapshot in one transaction guarded by the version
    (``commits.commit``); on a lost race, retry once from a fresh load — a duplicate of the
@@ -403,10 +406,11 @@ class TableService(TableQueries):
             self._tables.put(table.id, loaded)
 
     def _moved_elsewhere(self, table_id: str, sent: Sent | None) -> None:
-        """Another process committed at ``table_id``: a cached copy here takes its state
-        (the later one wins: messages of two processes may cross), or is dropped when the
-        message had none. A table not cached here stays so (nothing to be stale). A message
-        lost leaves the copy stale, which the version guard catches (``_decide``)."""
+        """Another process committed at ``table_id`` (one listened to here): a cached copy
+        takes its state (the later one wins: messages of two processes may cross), or is
+        dropped when the message had none. A table not cached here stays so (nothing to be
+        stale). A message lost, or never sent here (a table nobody listens to here), leaves
+        the copy stale, which the version guard catches (``_decide``)."""
         held = self._tables.get(table_id)
         if held is None:
             return

@@ -246,3 +246,50 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         for app in apps:
             app.stop()
         redis.stop()
+
+
+@dataclass
+class Pair:
+    """Two app processes on one database, their Redis and the bus's channel prefix."""
+
+    apps: list[App]
+    redis: RedisServer
+    prefix: str
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    """Two app processes on one database and their Redis (no proxy); the first migrates."""
+    tmp = tmp_path_factory.mktemp("two")
+    redis = RedisServer(_free_port())
+    redis.start()
+    prefix = f"test-{uuid.uuid4().hex}"
+    apps: list[App] = []
+    try:
+        with pg_database("ginrummy_two", "synchronous_commit = off") as database_url:
+            env = {
+                **CLUSTER_ENV,
+                "DATABASE_URL": database_url,
+                "REDIS_URL": redis.url,
+                "REDIS_PREFIX": prefix,
+            }
+            apps.append(spawn_app(tmp, env))
+            apps[0].ready()  # it migrates the database
+            apps.append(spawn_app(tmp, {**env, "MIGRATE_ON_START": "false"}))
+            apps[1].ready()
+            yield Pair(apps, redis, prefix)
+    finally:
+        for app in apps:
+            app.stop()
+        redis.stop()
+
+
+@pytest.fixture(scope="module")
+def two(pair: Pair) -> list[App]:
+    return pair.apps
+
+
+def table_loads(metrics: str) -> dict[str, float]:
+    """``ginrummy_table_loads_total`` by reason, from a ``/metrics`` page."""
+    found = re.findall(r'^ginrummy_table_loads_total\{reason="(\w+)"\} (\S+)$', metrics, re.M)
+    return {reason: float(value) for reason, value in found}

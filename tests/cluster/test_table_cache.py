@@ -5,49 +5,12 @@ move at once."""
 
 from __future__ import annotations
 
-import re
-import uuid
-from collections.abc import Iterator
-
 import httpx
 import orjson
-import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from tests.api.conftest import _free_port, pg_database
 from tests.api.helpers import choose, mover, seated_table
-from tests.cluster.conftest import CLUSTER_ENV, App, RedisServer, spawn_app
-
-
-@pytest.fixture(scope="module")
-def two(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[App]]:
-    tmp = tmp_path_factory.mktemp("two")
-    redis = RedisServer(_free_port())
-    redis.start()
-    apps: list[App] = []
-    try:
-        with pg_database("ginrummy_two", "synchronous_commit = off") as database_url:
-            env = {
-                **CLUSTER_ENV,
-                "DATABASE_URL": database_url,
-                "REDIS_URL": redis.url,
-                "REDIS_PREFIX": f"test-{uuid.uuid4().hex}",
-            }
-            apps.append(spawn_app(tmp, env))
-            apps[0].ready()  # it migrates the database
-            apps.append(spawn_app(tmp, {**env, "MIGRATE_ON_START": "false"}))
-            apps[1].ready()
-            yield apps
-    finally:
-        for app in apps:
-            app.stop()
-        redis.stop()
-
-
-def table_loads(metrics: str) -> dict[str, float]:
-    """``ginrummy_table_loads_total`` by reason, from a ``/metrics`` page."""
-    found = re.findall(r'^ginrummy_table_loads_total\{reason="(\w+)"\} (\S+)$', metrics, re.M)
-    return {reason: float(value) for reason, value in found}
+from tests.cluster.conftest import App, table_loads
 
 
 async def heard(ws: ClientConnection, seq: int) -> None:

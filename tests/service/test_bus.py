@@ -20,6 +20,9 @@ from tests.api.conftest import _free_port
 from tests.cluster.conftest import RedisServer
 from tests.waiting import until
 
+# The event types the bus carries across tables (the workers' in the server: ``app.main``).
+WATCHED = frozenset({"bot_seated", "match_started"})
+
 
 @pytest.fixture
 def redis() -> Iterator[RedisServer]:
@@ -32,7 +35,7 @@ def redis() -> Iterator[RedisServer]:
 @pytest.fixture
 async def buses(redis: RedisServer) -> AsyncIterator[tuple[RedisBus, RedisBus]]:
     prefix = f"test-{uuid.uuid4().hex}"
-    one, two = RedisBus(redis.url, prefix, retry=0.1), RedisBus(redis.url, prefix, retry=0.1)
+    one, two = (RedisBus(redis.url, prefix, retry=0.1, watched=WATCHED) for _ in range(2))
     await one.start()
     await two.start()
     yield one, two
@@ -57,6 +60,7 @@ async def test_a_commit_reaches_the_other_process_in_order_and_this_one_once(
     here, there, other = one.table("t1"), two.table("t1"), two.table("t2")
     note = Notification("p1", "your_turn", "t1", {"hand_number": 1, "phase": "draw"})
     notes = two.player("p1")
+    await two.subscribed()
     stale_here: list[tuple[str, Sent | None]] = []
     stale_there: list[tuple[str, Sent | None]] = []
     one.on_remote(lambda table_id, sent: stale_here.append((table_id, sent)))
@@ -69,37 +73,98 @@ async def test_a_commit_reaches_the_other_process_in_order_and_this_one_once(
     await asyncio.sleep(0.2)
     assert here.get_nowait() is None  # its own message came back from Redis: not twice
     assert other.get_nowait() is None and there.get_nowait() is None
-    # The other process's cache of the table is stale after each commit (these commits carry
-    # no table: it drops it); this one's is not.
+    # The other process listens to the table: each commit reaches its cache (these commits
+    # carry no table: it drops its copy); this one's is not told.
     assert stale_there == [("t1", None)] * 10 and stale_here == []
 
 
-def skipped() -> float:
-    return REGISTRY.get_sample_value("ginrummy_bus_skipped_total") or 0.0
+def counted(name: str) -> float:
+    return REGISTRY.get_sample_value(name) or 0.0
 
 
-async def test_a_commit_nothing_here_listens_to_is_not_read(
-    buses: tuple[RedisBus, RedisBus],
+def foreign() -> float:
+    return counted("ginrummy_bus_foreign_messages_total")
+
+
+async def numsub(redis: RedisServer, *channels: str) -> dict[str, int]:
+    """How many connections Redis has subscribed to each channel."""
+    client = Redis.from_url(redis.url)
+    try:
+        pairs = await client.pubsub_numsub(*channels)
+    finally:
+        await client.aclose()
+    return {name.decode() if isinstance(name, bytes) else name: count for name, count in pairs}
+
+
+async def test_a_process_receives_only_what_it_listens_to(
+    redis: RedisServer, buses: tuple[RedisBus, RedisBus]
 ) -> None:
-    """Another process's commit is read only for a table with a subscriber here, an event type
-    the bot runner watches, or a player with a socket here; a cached copy of any other table
-    it concerns is dropped (its next commits are then not even read)."""
+    """Another process's commit reaches this one only for a table with a subscriber here, an
+    event type a worker watches, or a player with a socket here: Redis sends it nothing else
+    (nothing foreign counted, the other channels have one subscriber: the committing process's
+    own listener, or none)."""
     one, two = buses
-    told: list[tuple[str, Sent | None]] = []
-    two.on_remote(lambda table_id, sent: told.append((table_id, sent)))
     watched, there, notes = two.tables(["bot_seated"]), two.table("t1"), two.player("p1")
-    before = skipped()
-    one.deliver([chat(2, "t2")], [Notification("p9", "your_turn", "t2", {})])  # not read
+    await two.subscribed()
+    before, received_before = foreign(), counted("ginrummy_bus_received_total")
+    one.deliver([chat(2, "t2")], [Notification("p9", "your_turn", "t2", {})])
     one.deliver([StoredEvent("t4", 1, 1, None, Event("bot_seated", {"seat": 1}))], [])
     one.deliver([chat(3, "t5")], [Notification("p1", "your_turn", "t5", {})])
     one.deliver([chat(4, "t1")], [])
     assert [s.seq for s in await received(there, 1)] == [4]  # the last: all were handled
-    assert told == [("t2", None), ("t4", None), ("t5", None), ("t1", None)]
     seated = await watched.get()
     assert seated is not None and (seated.table_id, seated.event.type) == ("t4", "bot_seated")
     assert watched.get_nowait() is None  # a chat is not a type it watches
     assert (await notes.get()) == Notification("p1", "your_turn", "t5", {})
-    assert skipped() - before == 1
+    # The type's, the player's and the table's message: nothing about t2, t4, t5 or p9.
+    assert counted("ginrummy_bus_received_total") - received_before == 3
+    assert foreign() == before
+    prefix = one.channel.removesuffix(":bus")
+    assert await numsub(
+        redis, f"{prefix}:table:t1", f"{prefix}:table:t2", f"{prefix}:player:p1"
+    ) == {f"{prefix}:table:t1": 1, f"{prefix}:table:t2": 0, f"{prefix}:player:p1": 1}
+    with pytest.raises(ValueError, match="match_over"):
+        two.tables(["match_over"])  # not carried: a watcher of it would hear nothing
+
+
+async def test_the_last_subscription_closed_leaves_the_channel(
+    redis: RedisServer, buses: tuple[RedisBus, RedisBus]
+) -> None:
+    """Two subscriptions to a table share its channel; with the last one closed the process
+    leaves it, and what is committed there afterwards is not even sent to it."""
+    one, two = buses
+    prefix = one.channel.removesuffix(":bus")
+    channel = f"{prefix}:table:t1"
+    first, second = two.table("t1"), two.table("t1")
+    await two.subscribed()
+    assert await numsub(redis, channel) == {channel: 1}
+    first.close()
+    await two.subscribed()
+    assert await numsub(redis, channel) == {channel: 1}
+    one.deliver([chat(2)], [])
+    assert [s.seq for s in await received(second, 1)] == [2]
+    second.close()
+    await until(lambda: not two._leaving)  # Redis answered the UNSUBSCRIBE
+    assert await numsub(redis, channel) == {channel: 0}
+    before = counted("ginrummy_bus_received_total")
+    one.deliver([chat(3)], [])
+    await asyncio.sleep(0.2)
+    assert counted("ginrummy_bus_received_total") == before
+
+
+async def test_subscribed_waits_for_redis_then_nothing_committed_is_missed(
+    buses: tuple[RedisBus, RedisBus],
+) -> None:
+    """A subscription made and awaited (``subscribed``) hears the very next commit of another
+    process, however quickly it follows: Redis took the subscription first."""
+    one, two = buses
+    for n in range(50):
+        table_id = f"quick{n}"
+        sub = two.table(table_id)
+        await two.subscribed()
+        one.deliver([chat(2, table_id)], [])
+        assert [s.seq for s in await received(sub, 1)] == [2]
+        sub.close()
 
 
 async def test_redis_down_is_degraded_then_ok_again_on_its_own(
@@ -108,6 +173,7 @@ async def test_redis_down_is_degraded_then_ok_again_on_its_own(
     one, two = buses
     epoch = two.epoch
     here, there = one.table("t1"), two.table("t1")
+    await two.subscribed()
     redis.stop()
     await until(lambda: one.health() is not None and two.health() is not None)
     assert "redis" in (two.health() or "")
@@ -146,6 +212,7 @@ async def test_a_lost_publishing_connection_comes_back_and_says_hello(
     one, two = buses
     before_one, before_two = one.epoch, two.epoch
     there = two.table("t1")
+    await two.subscribed()
     client = Redis.from_url(redis.url)
     try:
         # The publishers are the only plain clients (the subscribers are ``pubsub`` ones).
@@ -163,9 +230,11 @@ async def test_a_message_it_cannot_read_is_skipped_and_the_bus_goes_on(
 ) -> None:
     one, two = buses
     there = two.table("t1")
+    await two.subscribed()
     client = Redis.from_url(redis.url)
     try:
-        assert await client.publish(two.channel, b'{"o": "another release", "e": [[1]]}') == 2
+        channel = two.channel.removesuffix(":bus") + ":table:t1"
+        assert await client.publish(channel, b'{"o": "another release", "e": [[1]]}') == 1
     finally:
         await client.aclose()
     one.deliver([chat(2)], [])
@@ -189,6 +258,7 @@ async def test_a_redis_with_a_password() -> None:
         await wrong.start()
         await anonymous.start()
         there = two.table("t1")
+        await two.subscribed()
         one.deliver([chat(2)], [])
         assert [s.seq for s in await received(there, 1)] == [2]
         assert "password" in (wrong.health() or "")
@@ -207,6 +277,7 @@ async def test_a_publishing_connection_that_stops_answering_is_replaced(
     one, two = buses
     before = two.epoch
     there = two.table("t1")
+    await two.subscribed()
     client = Redis.from_url(redis.url)
     try:
         # Redis holds every PUBLISH unanswered; the subscriptions' pings still get answers.

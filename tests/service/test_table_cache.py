@@ -106,6 +106,8 @@ async def new_table(services: list[TableService]) -> Table:
     bo, _ = await two.create_player("Bo")
     table_id = (await one.create_table(ada, "standard", {})).body["table_id"]
     table = Table(services, table_id, [ada, bo])
+    for service in services:
+        await service.hub.subscribed()
     await two.submit(table_id, bo, Join())
     await one.submit(table_id, ada, Start())
     await table.settle()
@@ -212,6 +214,8 @@ async def test_a_clocked_table_keeps_its_clock_through_the_other_process_cache(
     created = await one.create_table(ada, "standard", {}, clock=clock)
     table_id = created.body["table_id"]
     table = Table(processes, table_id, [ada, bo])
+    for service in processes:
+        await service.hub.subscribed()
     await two.submit(table_id, bo, Join())
     await one.submit(table_id, ada, Start())
     await table.settle()

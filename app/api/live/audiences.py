@@ -164,6 +164,9 @@ class Feed:
     async def snapshot(self) -> Loaded:
         """The table for a joining member's view: the one the feed holds while no event came
         after it, else a fresh load (kept for the next ones)."""
+        # Every commit from here on reaches the feed (the bus has its table's channel), so
+        # what the member reads next from the store leaves no gap before the feed's events.
+        await self.hub.subscribed()
         loaded = self.loaded
         if loaded is None or self.last is None or loaded.table.last_seq < self.last:
             loaded = await self.feeds.service.load(self.table_id)
@@ -354,9 +357,12 @@ class Feed:
         far behind to fill from the log."""
         if only is None:
             self.batch = []  # the fresh views supersede what was not sent yet
-            self.sub.close()
-            self.sub = self.hub.table(self.table_id)  # before the load, as a member does
+            # The new subscription before the old one closes: the bus never leaves the
+            # table's channel meanwhile; both before the load, as a member does.
+            old, self.sub = self.sub, self.hub.table(self.table_id)
+            old.close()
             self.epoch = self.hub.epoch
+            await self.hub.subscribed()
         loaded = await self.feeds.service.load(self.table_id)
         head = loaded.table.last_seq
         members = only or [m for ms in self.audiences.values() for m in ms]

@@ -21,8 +21,9 @@ Exactly one actor per bot seat, across any number of server processes on one dat
 - and every move is pinned to the version it was decided on, so even a process that lost its
   lease without noticing (a pause longer than the lease) can never apply a move twice or late.
 
-How work is found: the bus (``Hub.tables(WAKE_EVENTS)``; with Redis, every process's commits)
-reports a bot seated or a match started at once; each process also scans the database every
+How work is found: the bus (``Hub.tables(WAKE_EVENTS)``; with Redis, these events of every
+process's commits, on their own channels: ``RedisBus(watched=...)``) reports a bot seated or a
+match started at once; each process also scans the database every
 ``bot_scan_interval`` seconds for tables in a match whose bot seat no live lease covers (a
 restart, a crashed process) and at start, so a bot whose turn it was acts after a restart. The
 lease holder hears every move of its table through the bus, whichever process took it, so the
@@ -158,6 +159,7 @@ class BotRunner:
         """Play the table's bot until the match ends (True) or the subscription overflows."""
         # Subscribed before each load, so no change falls between a look and the wait.
         async with self.service.hub.table(table_id) as changes:
+            await self.service.hub.subscribed()
             while not changes.overflowed:
                 if not await self._claim(table_id):
                     return True  # another process acts for this bot
