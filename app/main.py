@@ -143,7 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        db = Database(settings.database_url)
+        db = Database(settings.database_url, group_commit=settings.group_commit)
         if settings.migrate_on_start:
             await run_migrations(db)
         hub = (

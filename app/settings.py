@@ -13,6 +13,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     database_url: str = "sqlite+aiosqlite:///./ginrummy.db"
+    # The plain moves that commit in the same pass of the event loop go as one statement on
+    # PostgreSQL, one transaction on SQLite (``app.store.group_commit``); false: each alone.
+    group_commit: bool = True
     host: str = "127.0.0.1"
     port: int = 8000
     # Where clients reach this server; invite links are built on it.

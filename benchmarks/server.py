@@ -119,6 +119,8 @@ def cpu_seconds(pid: int) -> float:
 class Server:
     url: str
     pid: int
+    # Granian's worker process (its main process only supervises it): counted with ``pid``.
+    workers: list[int] = field(default_factory=list)
 
 
 # The bus's counters each server reports at /metrics (``app.bus.redis``), read after each phase:
@@ -160,7 +162,18 @@ def bus_since(
 
 
 def servers_cpu(servers: list[Server]) -> float:
-    return sum(cpu_seconds(s.pid) for s in servers)
+    return sum(cpu_seconds(pid) for s in servers for pid in (s.pid, *s.workers))
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux)."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                if int((proc / "stat").read_text().rpartition(")")[2].split()[1]) == pid:
+                    out.append(int(proc.name))
+    return out
 
 
 def named_cpu(name: str) -> float:
@@ -210,34 +223,45 @@ class Machine:
 
 @contextlib.asynccontextmanager
 async def serve_many(
-    database_url: str, processes: int, redis: str | None
+    database_url: str, processes: int, redis: str | None, asgi: str = "uvicorn"
 ) -> AsyncIterator[list[Server]]:
     """``processes`` servers on ``database_url`` (the first migrates it), on one Redis bus."""
     env = {} if redis is None else {"REDIS_URL": redis, "REDIS_PREFIX": f"bench-{uuid.uuid4()}"}
     async with contextlib.AsyncExitStack() as stack:
-        servers = [await stack.enter_async_context(serve(database_url, env))]
+        servers = [await stack.enter_async_context(serve(database_url, env, asgi))]
         env["MIGRATE_ON_START"] = "false"
         for _ in range(processes - 1):
-            servers.append(await stack.enter_async_context(serve(database_url, env)))
+            servers.append(await stack.enter_async_context(serve(database_url, env, asgi)))
         yield servers
 
 
 @contextlib.asynccontextmanager
-async def serve(database_url: str, extra: dict[str, str] | None = None) -> AsyncIterator[Server]:
-    """uvicorn serving the app on ``database_url`` in a subprocess."""
+async def serve(
+    database_url: str, extra: dict[str, str] | None = None, asgi: str = "uvicorn"
+) -> AsyncIterator[Server]:
+    """uvicorn (or ``asgi="granian"``) serving the app on ``database_url`` in a subprocess."""
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PUBLIC_URL": f"http://127.0.0.1:{port}"}
     env["RATE_LIMIT_PLAYERS_IP"] = ""  # every player of a run comes from this one address
     # Every client of a benchmark comes from one address, many with one player's token.
     env.update({"WS_MAX_PER_ADDRESS": "0", "WS_MAX_PER_PLAYER": "0"})
     env.update(extra or {})
-    command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
-    command += ["--log-level", "warning", "--backlog", "4096"]
-    # As ``python -m app`` serves: its protocols (at their settings' defaults), no deflate.
-    command += ["--http", "app.api.edge.protocols:HttpProtocol"]
-    command += ["--ws", "app.api.edge.protocols:WebSocketProtocol"]
-    command += ["--ws-per-message-deflate", "false"]
+    if asgi == "granian":
+        # A trial of another ASGI server (Rust's HTTP and WebSocket stack; installed beside
+        # the benchmark only): one worker on uvloop, its runtime single-threaded.
+        granian = str(Path(sys.executable).parent / "granian")
+        command = [granian, "--interface", "asgi", "--factory", "app.main:create_app"]
+        command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
+        command += ["--log-level", "warning", "--backlog", "4096", "--workers", "1"]
+        command += ["--loop", "uvloop", "--runtime-mode", "st"]
+    else:
+        command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
+        command += ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
+        command += ["--log-level", "warning", "--backlog", "4096"]
+        # As ``python -m app`` serves: its protocols (at their settings' defaults), no deflate.
+        command += ["--http", "app.api.edge.protocols:HttpProtocol"]
+        command += ["--ws", "app.api.edge.protocols:WebSocketProtocol"]
+        command += ["--ws-per-message-deflate", "false"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -248,7 +272,7 @@ async def serve(database_url: str, extra: dict[str, str] | None = None) -> Async
                         break
                 assert process.poll() is None, "the server exited"
                 await asyncio.sleep(0.1)
-        yield Server(url, process.pid)
+        yield Server(url, process.pid, children(process.pid) if asgi == "granian" else [])
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -631,9 +655,10 @@ async def run(
     ws_moves: bool = False,
     together: bool = False,
     profile_to: Path | None = None,
+    asgi: str = "uvicorn",
 ) -> JSON:
     bus = None if processes is None else redis
-    async with database(kind) as url, serve_many(url, processes or 1, bus) as servers:
+    async with database(kind) as url, serve_many(url, processes or 1, bus, asgi) as servers:
         base = servers[0].url
         async with contextlib.AsyncExitStack() as stack:
             http = await stack.enter_async_context(
@@ -688,6 +713,7 @@ async def run(
         "processes": len(servers),
         "moves_over": "websocket" if ws_moves else "http",
         "seats": "together" if together else "split",
+        "asgi_server": asgi,
         "paced": paced,
         "capacity": capacity,
     }
@@ -718,6 +744,12 @@ def main() -> None:
         default=None,
         help="py-spy each server in the capacity phase into this directory, print its layers",
     )
+    parser.add_argument(
+        "--asgi-server",
+        choices=["uvicorn", "granian"],
+        default="uvicorn",
+        help="serve with granian instead (a trial: pip install granian beside the benchmark)",
+    )
     args = parser.parse_args()
     results: JSON = {}
     for kind in args.db:
@@ -733,6 +765,7 @@ def main() -> None:
                 ws_moves=args.ws_moves,
                 together=args.together,
                 profile_to=None if args.profile is None else args.profile / kind,
+                asgi=args.asgi_server,
             )
         )
         print(

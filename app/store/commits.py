@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TypeVar, cast
+from weakref import WeakKeyDictionary
 
 import orjson
 import sqlalchemy as sa
@@ -18,7 +19,9 @@ from sqlalchemy import Connection, bindparam, delete, insert, update
 
 from app.engine import MatchState
 from app.store import outbox
+from app.store.conflict import VersionConflictError
 from app.store.db import Database, dump_json
+from app.store.group_commit import GroupCommit
 from app.store.models import ChatMessage, FinishedMatch
 from app.store.tables import CLOCKS, INSERT_EVENTS, INSERT_SNAPSHOT, SEATS, TABLES, UPDATE_SNAPSHOT
 from app.table.model import KEEP, Change, Committed, Loaded
@@ -27,9 +30,10 @@ from app.table.time import utcnow
 
 T = TypeVar("T")
 
+__all__ = ["VersionConflictError", "commit", "commit_change"]
 
-class VersionConflictError(Exception):
-    """The table changed since it was loaded; nothing was written."""
+# Each PostgreSQL database's group commit (``app.store.group_commit``), made on first use.
+_GROUPS: WeakKeyDictionary[Database, GroupCommit] = WeakKeyDictionary()
 
 
 async def commit(
@@ -41,12 +45,20 @@ async def commit(
     """Write ``change`` if the table is still at the loaded version; else VersionConflictError.
 
     ``also(connection, committed)`` runs in the same transaction (an idempotent response is
-    saved there) and its result comes back with the commit. A plain move on PostgreSQL (events
-    and the snapshot, nothing else) is one statement (``_commit_plain``); on SQLite its
-    statements go straight to the driver (``_commit_plain_sqlite``); everything else is
-    ``commit_change`` in ``Database.transact``.
+    saved there) and its result comes back with the commit. A plain move (events, the snapshot
+    and its notes, nothing else) is one statement on PostgreSQL (``_commit_plain``); on SQLite
+    its statements go straight to the driver (``_commit_plain_sqlite``); with
+    ``Database.group_commit`` the plain moves of one pass of the loop go together
+    (``app.store.group_commit``). Everything else is ``commit_change`` in
+    ``Database.transact``.
     """
     plain = _plain(loaded, change)
+    if also is None and plain and db.group_commit:
+        group = _GROUPS.get(db)
+        if group is None:
+            write_one = _commit_plain_sqlite if db.is_sqlite else None
+            group = _GROUPS[db] = GroupCommit(db, write_one)
+        return await group.commit(loaded, change), None
     if also is None and not db.is_sqlite and plain:
         return await _commit_plain(db, loaded, change), None
     write = _commit_plain_sqlite if db.is_sqlite and plain else commit_change

@@ -136,9 +136,12 @@ class Database:
     async engine (``run_sync``), its statements awaited as usual; on SQLite see ``SQLiteWriter``.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, group_commit: bool = True) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        # The plain moves of a pass of the loop in one statement (PostgreSQL) or one
+        # transaction (SQLite) (``app.store.group_commit``); off, each on its own.
+        self.group_commit = group_commit
         create_private(url)
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:
@@ -229,20 +232,30 @@ class Database:
             return await conn.run_sync(work)
 
     async def fetchrow_driver(self, statement: str, *args: Any) -> Any:
-        """PostgreSQL: one statement straight on the driver (asyncpg), outside a transaction.
+        """PostgreSQL: one statement straight on the driver (asyncpg), outside a transaction:
+        its first row, or None.
 
-        For the hottest statement only (``commits._commit_plain``): it skips SQLAlchemy's
-        statement machinery and the BEGIN/COMMIT round trips. A connection that fails is
-        dropped with the whole pool (asyncpg's errors bypass SQLAlchemy's handling of them);
-        the statement is tried once more on a new connection if the failure was the
-        connection's.
+        For the hottest statements only (``commits._commit_plain``,
+        ``group_commit.GroupCommit``): they skip SQLAlchemy's statement machinery and the
+        BEGIN/COMMIT round trips. A connection that fails is dropped with the whole pool
+        (asyncpg's errors bypass SQLAlchemy's handling of them); the statement is tried once
+        more on a new connection if the failure was the connection's.
         """
+        return await self._driver("fetchrow", statement, args)
+
+    async def fetch_driver(self, statement: str, *args: Any) -> list[Any]:
+        """``fetchrow_driver``, every row."""
+        rows: list[Any] = await self._driver("fetch", statement, args)
+        return rows
+
+    async def _driver(self, method: str, statement: str, args: tuple[Any, ...]) -> Any:
         for attempt in (1, 2):
             # The pool's connection itself, not an ``AsyncConnection`` around it: half the CPU
             # of a checkout (20 against 38 us), and no transaction is begun either way.
             raw = await self.engine.raw_connection()
             try:
-                return await raw.driver_connection.fetchrow(statement, *args)  # type: ignore[union-attr]
+                run = getattr(raw.driver_connection, method)
+                return await run(statement, *args)
             except _DRIVER_CONNECTION_ERRORS:
                 await greenlet_spawn(raw.invalidate)
                 # The server dropped the others too (a restart): a new pool, as SQLAlchemy
