@@ -104,6 +104,16 @@ class Table(Base):
     # Chosen at creation (migration 0011): a casual table whose seat to move may ask LUNA.
     hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
+    # The tables being played (migration 0015): counted without reading every table ever made.
+    __table_args__ = (
+        Index(
+            "ix_tables_playing",
+            "id",
+            postgresql_where=text("status = 'playing'"),
+            sqlite_where=text("status = 'playing'"),
+        ),
+    )
+
 
 class Seat(Base):
     """Seat 0 or 1 of a table: a player, or a bot of ``bot_level``, and a deck design.
@@ -122,6 +132,16 @@ class Seat(Base):
     joined_at: Mapped[datetime]
     bot_lease_owner: Mapped[str | None] = mapped_column(String(64))
     bot_lease_until: Mapped[datetime | None]
+
+    # The bot seats alone (migration 0015), for the bot runner's scan.
+    __table_args__ = (
+        Index(
+            "ix_seats_bot",
+            "table_id",
+            postgresql_where=text("bot_level IS NOT NULL"),
+            sqlite_where=text("bot_level IS NOT NULL"),
+        ),
+    )
 
 
 class EventRow(Base):
