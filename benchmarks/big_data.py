@@ -70,12 +70,12 @@ async def _probe(url: str) -> JSON:
         r.raise_for_status()
         player = r.json()
     await big_fixture.probe(url, player["id"], HISTORY, LEADERS)
-    first = big_fixture.md5_of("q1")
+    pid = player["id"]
     return {
-        "player_id": player["id"],
+        "player_id": pid,
         "token": player["token"],
-        "finished": first,
-        "open": big_fixture.md5_of("r1"),
+        "finished": big_fixture.md5_of(f"q{pid}1"),
+        "open": big_fixture.md5_of(f"r{pid}1"),
     }
 
 

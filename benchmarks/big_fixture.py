@@ -256,9 +256,10 @@ async def _matches(
     await conn.execute(
         """
         INSERT INTO tables (id, created_by, preset, rules, invite_code, status, match_number,
-            version, last_seq, created_at, rated, rematch_offer, hints)
+            version, last_seq, created_at, rated, rematch_offer, hints, bot)
         SELECT m.tid, m.p0, 'standard', t.rules::json, left(md5('i' || m.tid), 12),
-            'finished', 1, t.version, t.last_seq, m.created_at, m.rated, NULL, false
+            'finished', 1, t.version, t.last_seq, m.created_at, m.rated, NULL, false,
+            m.bot IS NOT NULL
         FROM fx_m m JOIN fx_tables t ON t.kind = 'f' AND t.k = m.k;
 
         INSERT INTO seats (table_id, seat, player_id, bot_level, deck_design, joined_at)
@@ -457,8 +458,9 @@ async def fill(
 async def probe(url: str, player_id: str, history: int, leaders: int) -> None:
     """What ``big_data.py`` asks for, the same on every database: ``history`` finished matches
     of ``player_id`` in seat 0 (against players of their own), ``leaders`` settled and recent
-    ``standard`` ratings, and one open table. Ids: the finished tables ``md5_of(f"q{i}")``, the
-    open one ``md5_of("r1")``."""
+    ``standard`` ratings, and one open table. Ids: the finished tables
+    ``md5_of(f"q{player_id}{i}")``, the open one ``md5_of(f"r{player_id}1")`` (another probe
+    adds its own; the leaders are shared)."""
     finished, opened = await templates()
     conn = await asyncpg.connect(url.replace("+asyncpg", ""))
     try:
@@ -468,19 +470,18 @@ async def probe(url: str, player_id: str, history: int, leaders: int) -> None:
             f"""
             INSERT INTO players (id, name, created_at, bot)
             SELECT md5('q' || i || 'leader'), 'leader' || i, now(), false
-            FROM generate_series(1, {max(history, leaders)}) i;
+            FROM generate_series(1, {max(history, leaders)}) i ON CONFLICT DO NOTHING;
             INSERT INTO ratings (player_id, category, rating, deviation, volatility, games,
                 wins, losses, last_played_at)
             SELECT md5('q' || i || 'leader'), 'standard', 1400 + i, 60, 0.06, 30, 15, 15,
                 now() - interval '1 day'
-            FROM generate_series(1, {leaders}) i;
+            FROM generate_series(1, {leaders}) i ON CONFLICT DO NOTHING;
             """
         )
-        await _matches(
-            conn, "q", history, f"'{player_id}'", "md5('q' || i || 'leader')", bots=False
-        )
+        seat1 = "md5('q' || i || 'leader')"
+        await _matches(conn, f"q{player_id}", history, f"'{player_id}'", seat1, bots=False)
         await _ratings(conn)
-        await _open_tables(conn, "r", 1, 2)
+        await _open_tables(conn, f"r{player_id}", 1, 2)
         await conn.execute("ANALYZE")
     finally:
         await conn.close()

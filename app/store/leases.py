@@ -67,13 +67,16 @@ async def release_bot_seats(session: AsyncSession, owner: str, table_id: str | N
 
 
 async def unleased_bot_tables(session: AsyncSession | AsyncConnection, now: datetime) -> list[str]:
-    """Tables in a match with a bot seat whose lease is free or expired."""
+    """Tables in a match with a bot seat whose lease is free or expired: the bot tables being
+    played (``ix_tables_bot_playing``), then their seats, so the scan reads no finished table
+    and no seat of one."""
     query = (
         select(Seat.table_id)
         .join(Table, Table.id == Seat.table_id)
         .where(
-            Seat.bot_level.is_not(None),
+            Table.bot,
             Table.status == "playing",
+            Seat.bot_level.is_not(None),
             or_(Seat.bot_lease_owner.is_(None), Seat.bot_lease_until < now),
         )
     )

@@ -104,13 +104,24 @@ class Table(Base):
     # Chosen at creation (migration 0011): a casual table whose seat to move may ask LUNA.
     hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
-    # The tables being played (migration 0015): counted without reading every table ever made.
+    # A bot has held one of its seats (migration 0015; never unset): with the status, it finds
+    # the bot tables being played without reading every bot seat ever taken.
+    bot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+
+    # The tables being played, and those of them with a bot (migration 0015): counted and
+    # scanned without reading every table ever made.
     __table_args__ = (
         Index(
             "ix_tables_playing",
             "id",
             postgresql_where=text("status = 'playing'"),
             sqlite_where=text("status = 'playing'"),
+        ),
+        Index(
+            "ix_tables_bot_playing",
+            "id",
+            postgresql_where=text("status = 'playing' AND bot"),
+            sqlite_where=text("status = 'playing' AND bot"),
         ),
     )
 
@@ -132,16 +143,6 @@ class Seat(Base):
     joined_at: Mapped[datetime]
     bot_lease_owner: Mapped[str | None] = mapped_column(String(64))
     bot_lease_until: Mapped[datetime | None]
-
-    # The bot seats alone (migration 0015), for the bot runner's scan.
-    __table_args__ = (
-        Index(
-            "ix_seats_bot",
-            "table_id",
-            postgresql_where=text("bot_level IS NOT NULL"),
-            sqlite_where=text("bot_level IS NOT NULL"),
-        ),
-    )
 
 
 class EventRow(Base):
