@@ -17,10 +17,13 @@ target_metadata = Base.metadata
 
 
 def _run(connection: Connection) -> None:
+    # One transaction per migration: one that must run outside any (``autocommit_block``, for
+    # ``CREATE INDEX CONCURRENTLY``) commits those before it, as each would have committed.
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
+        transaction_per_migration=True,
     )
     with context.begin_transaction():
         context.run_migrations()
@@ -29,7 +32,7 @@ def _run(connection: Connection) -> None:
 async def _run_async(url: str) -> None:
     create_private(url)  # a new SQLite file is the owner's alone, as the app makes it
     engine = create_async_engine(url)
-    async with engine.begin() as connection:
+    async with engine.connect() as connection:  # Alembic begins the transactions
         await connection.run_sync(_run)
     await engine.dispose()
 

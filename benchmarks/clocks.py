@@ -61,19 +61,21 @@ async def clocked_table(http: httpx.AsyncClient, seconds: float) -> tuple[str, d
     return table["table_id"], datetime.fromisoformat(deadline)
 
 
-async def expired_at(url: str) -> dict[str, list[datetime]]:
-    """Table id -> when each of its timeouts was logged (nobody moved: the match is aborted)."""
-    query = (
-        "SELECT table_id, created_at FROM events WHERE type IN ('time_expired', 'match_aborted')"
-    )
+async def expired_at(url: str, table_ids: list[str]) -> dict[str, list[datetime]]:
+    """Table id -> when each of its timeouts was logged (nobody moved: the match is aborted),
+    for these tables (read by their key: a database may hold many others)."""
+    where = "type IN ('time_expired', 'match_aborted')"
     out: dict[str, list[datetime]] = {}
     if url.startswith("sqlite"):
+        marks = ", ".join("?" * len(table_ids))
+        query = f"SELECT table_id, created_at FROM events WHERE {where} AND table_id IN ({marks})"
         with sqlite3.connect(url.split("///", 1)[1]) as conn:
-            rows = [(t, datetime.fromisoformat(c)) for t, c in conn.execute(query)]
+            rows = [(t, datetime.fromisoformat(c)) for t, c in conn.execute(query, table_ids)]
     else:
+        query = f"SELECT table_id, created_at FROM events WHERE {where} AND table_id = ANY($1)"
         conn = await asyncpg.connect(url.replace("+asyncpg", ""))
         try:
-            rows = [(r[0], r[1]) for r in await conn.fetch(query)]
+            rows = [(r[0], r[1]) for r in await conn.fetch(query, table_ids)]
         finally:
             await conn.close()
     for table_id, at in rows:
@@ -81,8 +83,8 @@ async def expired_at(url: str) -> dict[str, list[datetime]]:
     return out
 
 
-async def count_expired(url: str) -> int:
-    return sum(len(v) for v in (await expired_at(url)).values())
+async def count_expired(url: str, table_ids: list[str]) -> int:
+    return sum(len(v) for v in (await expired_at(url, table_ids)).values())
 
 
 def pct(values: list[float], q: float) -> float:
@@ -90,8 +92,16 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run(kind: str, tables: int, seconds: float, processes: int, redis: str | None) -> JSON:
-    async with database(kind) as url, serve_many(url, processes, redis) as servers:
+async def run(
+    kind: str,
+    tables: int,
+    seconds: float,
+    processes: int,
+    redis: str | None,
+    *,
+    database_url: str | None = None,
+) -> JSON:
+    async with database(kind, database_url) as url, serve_many(url, processes, redis) as servers:
         clients = [httpx.AsyncClient(base_url=s.url, timeout=60) for s in servers]
         try:
             began = time.monotonic()
@@ -104,6 +114,7 @@ async def run(kind: str, tables: int, seconds: float, processes: int, redis: str
             made = await asyncio.gather(*(one(i) for i in range(tables)))
             created_in = time.monotonic() - began
             deadlines = dict(made)
+            ids = list(deadlines)
             last = max(deadlines.values())
             first = min(deadlines.values())
             wait = (first - datetime.now(UTC)).total_seconds()
@@ -111,14 +122,14 @@ async def run(kind: str, tables: int, seconds: float, processes: int, redis: str
             cpu0 = servers_cpu(servers)
             # Until every table's timeout is logged (or 30 s past the last deadline).
             give_up = time.monotonic() + (last - datetime.now(UTC)).total_seconds() + 30
-            while time.monotonic() < give_up and await count_expired(url) < tables:
+            while time.monotonic() < give_up and await count_expired(url, ids) < tables:
                 await asyncio.sleep(0.2)
             cpu = servers_cpu(servers) - cpu0
             await asyncio.sleep(2)  # a timeout applied twice would show by now
         finally:
             for c in clients:
                 await c.aclose()
-        logged = await expired_at(url)
+        logged = await expired_at(url, ids)
     late = [(logged[t][0] - d).total_seconds() * 1000 for t, d in deadlines.items() if t in logged]
     applied_times = sorted(v[0] for v in logged.values())
     span = (applied_times[-1] - applied_times[0]).total_seconds() if applied_times else 0.0
@@ -144,13 +155,19 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=60.0, help="the per-move clock")
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"])
+    parser.add_argument(
+        "--database-url", default=None, help="an existing database (of the one --db kind)"
+    )
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     args = parser.parse_args()
     results: JSON = {}
     for kind in args.db:
         redis = args.redis if args.processes > 1 else None
-        results[kind] = r = uvloop.run(run(kind, args.tables, args.seconds, args.processes, redis))
+        url = args.database_url
+        results[kind] = r = uvloop.run(
+            run(kind, args.tables, args.seconds, args.processes, redis, database_url=url)
+        )
         print(f"\n{kind}: {args.tables} clocked tables, {args.processes} process(es)")
         for key, value in r.items():
             print(f"  {key:<28}{value}")

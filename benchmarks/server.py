@@ -279,8 +279,12 @@ async def serve(
 
 
 @contextlib.asynccontextmanager
-async def database(kind: str) -> AsyncIterator[str]:
-    """A fresh database: a SQLite file in a temp dir, or a new PostgreSQL database."""
+async def database(kind: str, existing: str | None = None) -> AsyncIterator[str]:
+    """A fresh database: a SQLite file in a temp dir, or a new PostgreSQL database; or the
+    ``existing`` one (its URL), kept as it is."""
+    if existing is not None:
+        yield existing
+        return
     if kind == "sqlite":
         with tempfile.TemporaryDirectory() as tmp:
             yield f"sqlite+aiosqlite:///{tmp}/bench.db"
@@ -656,9 +660,13 @@ async def run(
     together: bool = False,
     profile_to: Path | None = None,
     asgi: str = "uvicorn",
+    database_url: str | None = None,
 ) -> JSON:
     bus = None if processes is None else redis
-    async with database(kind) as url, serve_many(url, processes or 1, bus, asgi) as servers:
+    async with (
+        database(kind, database_url) as url,
+        serve_many(url, processes or 1, bus, asgi) as servers,
+    ):
         base = servers[0].url
         async with contextlib.AsyncExitStack() as stack:
             http = await stack.enter_async_context(
@@ -727,6 +735,11 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.5, help="mean think time (s), paced")
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument(
+        "--database-url",
+        default=None,
+        help="play on this existing database (of the one --db kind) instead of a fresh one",
+    )
+    parser.add_argument(
         "--processes", type=int, default=None, help="N servers on one database and Redis bus"
     )
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="with --processes")
@@ -766,6 +779,7 @@ def main() -> None:
                 together=args.together,
                 profile_to=None if args.profile is None else args.profile / kind,
                 asgi=args.asgi_server,
+                database_url=args.database_url,
             )
         )
         print(

@@ -144,6 +144,9 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
                 insert(SEATS),
                 {"table_id": table.id, "seat": info.seat, "joined_at": now, **values},
             )
+        if info.bot_level is not None:
+            # The bot runner finds the table by this flag (``leases.unleased_bot_tables``).
+            conn.execute(_MARK_BOT, {"m_id": table.id})
     if change.vacated:
         conn.execute(
             delete(SEATS).where(SEATS.c.table_id == table.id, SEATS.c.seat.in_(change.vacated))
@@ -334,6 +337,8 @@ def sqlite_time(moment: datetime) -> str:
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
     return (SEATS.c.table_id == table_id, SEATS.c.seat == seat)
 
+
+_MARK_BOT = update(TABLES).where(TABLES.c.id == bindparam("m_id")).values(bot=True)
 
 _GUARDED_UPDATE = (
     update(TABLES)

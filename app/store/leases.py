@@ -67,15 +67,19 @@ async def release_bot_seats(session: AsyncSession, owner: str, table_id: str | N
 
 
 async def unleased_bot_tables(session: AsyncSession | AsyncConnection, now: datetime) -> list[str]:
-    """Tables in a match with a bot seat whose lease is free or expired."""
-    query = (
-        select(Seat.table_id)
-        .join(Table, Table.id == Seat.table_id)
-        .where(
-            Seat.bot_level.is_not(None),
-            Table.status == "playing",
-            or_(Seat.bot_lease_owner.is_(None), Seat.bot_lease_until < now),
-        )
+    """Tables in a match with a bot seat whose lease is free or expired.
+
+    First the bot tables being played (``ix_tables_bot_playing``: none is finished), then their
+    bot seats by key: two statements, where one join let the planner hash every bot seat
+    (it cannot know how few bot tables are in play, and guessed thousands)."""
+    playing = select(Table.id).where(Table.bot, Table.status == "playing")
+    ids = list((await session.execute(playing)).scalars().all())
+    if not ids:
+        return []
+    query = select(Seat.table_id).where(
+        Seat.table_id.in_(ids),
+        Seat.bot_level.is_not(None),
+        or_(Seat.bot_lease_owner.is_(None), Seat.bot_lease_until < now),
     )
     return list((await session.execute(query)).scalars().all())
 

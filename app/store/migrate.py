@@ -22,12 +22,17 @@ def alembic_config(url: str) -> Config:
 
 
 async def run_migrations(db: Database) -> None:
-    """``alembic upgrade head`` on the app's own engine (env.py reuses the given connection)."""
+    """``alembic upgrade head`` on the app's own engine (env.py reuses the given connection).
+
+    The connection is handed over outside any transaction: Alembic begins one per migration,
+    and a migration that builds an index without locking its table (``CREATE INDEX
+    CONCURRENTLY`` on PostgreSQL, which no transaction may hold) commits the ones before it
+    and runs outside (its ``autocommit_block``)."""
 
     def upgrade(connection: Connection) -> None:
         config = alembic_config(db.url)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 
-    async with db.engine.begin() as conn:
+    async with db.engine.connect() as conn:
         await conn.run_sync(upgrade)

@@ -104,6 +104,27 @@ class Table(Base):
     # Chosen at creation (migration 0011): a casual table whose seat to move may ask LUNA.
     hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
+    # A bot has held one of its seats (migration 0015; never unset): with the status, it finds
+    # the bot tables being played without reading every bot seat ever taken.
+    bot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+
+    # The tables being played, and those of them with a bot (migration 0015): counted and
+    # scanned without reading every table ever made.
+    __table_args__ = (
+        Index(
+            "ix_tables_playing",
+            "id",
+            postgresql_where=text("status = 'playing'"),
+            sqlite_where=text("status = 'playing'"),
+        ),
+        Index(
+            "ix_tables_bot_playing",
+            "id",
+            postgresql_where=text("status = 'playing' AND bot"),
+            sqlite_where=text("status = 'playing' AND bot"),
+        ),
+    )
+
 
 class Seat(Base):
     """Seat 0 or 1 of a table: a player, or a bot of ``bot_level``, and a deck design.

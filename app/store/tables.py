@@ -78,8 +78,9 @@ def add_table(
 ) -> None:
     """A new table, its creator in seat 0, its first log entry (seq 1), and its clock if any;
     with ``seat1``, that seat taken too and its event at seq 2 (a tournament's pairing)."""
-    conn.execute(insert(TABLES), {c.key: getattr(table, c.key) for c in TABLES.columns})
     taken = [(seat0, created)] if seat1 is None else [(seat0, created), seat1]
+    row = {c.key: getattr(table, c.key) for c in TABLES.columns if c.key != "bot"}
+    conn.execute(insert(TABLES), {**row, "bot": any(i.bot_level for i, _ in taken)})
     seats = [
         {
             "table_id": table.id,
