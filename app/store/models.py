@@ -78,6 +78,10 @@ class Token(Base):
     expires_at: Mapped[datetime | None]
 
 
+_PLAYING = text("status = 'playing'")
+_BOT = text("status = 'playing' AND bot")
+
+
 class Table(Base):
     """A table: its ruleset, invite code, status, current match and the version guard.
 
@@ -103,26 +107,12 @@ class Table(Base):
     rematch_offer: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
     # Chosen at creation (migration 0011): a casual table whose seat to move may ask LUNA.
     hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
-
-    # A bot has held one of its seats (migration 0015; never unset): with the status, it finds
-    # the bot tables being played without reading every bot seat ever taken.
+    # A bot has held one of its seats (migration 0015; never unset). The tables being played,
+    # and those with a bot, are counted and scanned by their partial indexes.
     bot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
-
-    # The tables being played, and those of them with a bot (migration 0015): counted and
-    # scanned without reading every table ever made.
     __table_args__ = (
-        Index(
-            "ix_tables_playing",
-            "id",
-            postgresql_where=text("status = 'playing'"),
-            sqlite_where=text("status = 'playing'"),
-        ),
-        Index(
-            "ix_tables_bot_playing",
-            "id",
-            postgresql_where=text("status = 'playing' AND bot"),
-            sqlite_where=text("status = 'playing' AND bot"),
-        ),
+        Index("ix_tables_playing", "id", postgresql_where=_PLAYING, sqlite_where=_PLAYING),
+        Index("ix_tables_bot_playing", "id", postgresql_where=_BOT, sqlite_where=_BOT),
     )
 
 
