@@ -28,6 +28,7 @@ from app.engine.cards import (
     shuffled_deck,
     to_mask,
 )
+from app.engine.melds import best_arrangement
 
 
 @pytest.mark.parametrize(
@@ -196,3 +197,12 @@ def test_commitment() -> None:
 def test_commitment_never_equals_a_shuffle_block() -> None:
     blocks = {hashlib.sha256(f"gin-rummy:{i}".encode()).hexdigest() for i in range(100)}
     assert not {commitment("gin-rummy", str(i)) for i in range(100)} & blocks
+
+
+def test_codes_mask_reads_a_duplicate_as_one_card_not_as_a_carry() -> None:
+    """The fast path sums bits: a duplicate would carry into another card, so it goes through
+    ``parse_card`` (7H + 7H must not read as 8H)."""
+    assert codes_mask(["7H", "7H", "AS"]) == to_mask(parse_cards(["7H", "AS"]))
+    assert codes_mask(iter(["KC", "QC"])) == to_mask(parse_cards(["KC", "QC"]))
+    assert codes_mask([0, "2C"]) == to_mask(parse_cards(["AC", "2C"]))
+    assert best_arrangement(["7H", "7H", "AS"]).mask == to_mask(parse_cards(["7H", "AS"]))

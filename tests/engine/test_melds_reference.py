@@ -2,11 +2,12 @@
 
 ``reference_melds`` keeps the old algorithm. Compared over seeded random hands, every 10- and
 11-card hand of several narrow rank windows (where sets and runs overlap most), the benchmark's
-meld-dense shapes, hypothesis' dense hands, and every hand met in random play under each preset
-and layoff method (the meld rules are the same in every ruleset: ace low, no wrap, sets of 3-4,
-runs of 3+). The rulesets differ in what is done with an arrangement: knocks on meld-dense hands
-are settled with each layoff method, once as the engine does and once with the reference search
-in place of ``arrange`` and ``deadwood``, and must give the same settlement.
+meld-dense shapes (all together and each on its own), hypothesis' dense hands, and every hand
+met in random play under each preset and layoff method (the meld rules are the same in every
+ruleset: ace low, no wrap, sets of 3-4, runs of 3+). The rulesets differ in what is done with
+an arrangement: knocks on meld-dense hands are settled with each layoff method, once as the
+engine does and once with the reference search in place of ``arrange`` and ``deadwood``, and
+must give the same settlement.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from app.engine.melds import _search, arrange, deadwood, discards_within
 from app.engine.rules import PRESETS
 from app.engine.settlement import LAYOFF_METHODS, settle
 from app.engine.state import NEXT_HAND, OVER, RESIGN
+from benchmarks.melds_bench import DENSE_SHAPES
 from benchmarks.melds_bench import dense_hands as bench_dense
 from tests.engine.reference_melds import (
+    candidates,
     reference_arrange,
     reference_arrangement,
     reference_deadwood,
@@ -83,6 +86,20 @@ def test_every_hand_of_a_narrow_window_matches_the_reference(
 def test_benchmark_dense_hands_match_the_reference() -> None:
     for m in bench_dense(3000, size=10, seed=1) + bench_dense(3000, size=11, seed=2):
         assert_same(m)
+
+
+@pytest.mark.parametrize("shape", range(len(DENSE_SHAPES)), ids=DENSE_SHAPES)
+def test_each_dense_shape_matches_the_reference(shape: int) -> None:
+    """Each meld-dense shape on its own (overlapping blocks, a set across two runs, four of a
+    kind inside runs, runs touching sets, near-melds...), most of them searched."""
+    hands = bench_dense(800, size=10, seed=shape, shape=shape)
+    hands += bench_dense(800, size=11, seed=100 + shape, shape=shape)
+    searched = 0
+    for m in hands:
+        assert_same(m)
+        run_cards, set_cards = candidates(m)
+        searched += bool(run_cards & set_cards)
+    assert searched > len(hands) // 4
 
 
 @settings(deadline=None, max_examples=300)
