@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client import Counter, Gauge
 
@@ -42,6 +42,9 @@ from app.service.pipeline import TableService
 from app.settings import Settings
 from app.table.commands import Actor, seat_of
 from app.table.model import Loaded, StoredEvent
+
+if TYPE_CHECKING:
+    from app.api.edge.access import WebSocketSession
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +76,34 @@ class Outbox(Protocol):
         """Close with ``code``: nothing queued is sent but ``last``; nothing more is read."""
 
 
+class Direct(Protocol):
+    """An outbox whose transport the feed writes an audience's shared frame to itself, with
+    no call into the outbox (a parked socket, ``app.api.live.parking.Parked``): while it is
+    ``writable`` (its transport not paused) and not ``closing``, nothing waits in it (what
+    waited is written when the transport resumes, before anything else), so a frame written
+    straight goes out in order, as ``offer`` would have written it; ``session`` counts it."""
+
+    writable: bool
+    closing: bool
+    transport: asyncio.Transport
+    session: WebSocketSession
+
+
 class Member:
     """One socket's place in a table's feed: its audience and the last seq it was given."""
 
-    __slots__ = ("actor", "behind", "feed", "last", "notes", "outbox", "pending", "seat", "token")
+    __slots__ = (
+        "actor",
+        "behind",
+        "direct",
+        "feed",
+        "last",
+        "notes",
+        "outbox",
+        "pending",
+        "seat",
+        "token",
+    )
 
     def __init__(
         self,
@@ -95,6 +122,8 @@ class Member:
         self.pending: list[StoredEvent] | None = []
         self.behind = False  # more than ``QUEUE_LIMIT`` pending: only a fresh view will do
         self.feed: Feed | None = None
+        # The outbox again where the feed may write to its transport itself (``Direct``).
+        self.direct: Direct | None = None
 
     def joined_as(self, stored: StoredEvent) -> bool:
         """Whether ``stored`` seats this member's player (it moves to that seat's audience)."""
@@ -301,23 +330,66 @@ class Feed:
 
     async def _flush(self) -> None:
         """The one rendering of each batched event per audience, to each live member of it:
-        every event of the batch in one write per socket. The loop is given back every
-        ``CHUNK`` sockets, so requests (the players' moves) go between."""
+        every event of the batch in one write per socket (``_write``)."""
         batch, self.batch = self.batch, []
         if not batch:
             return
         frames = self.feeds.frames
-        first, last = batch[0].seq, batch[-1].seq
         stale: list[Member] = []
         for seat, members in list(self.audiences.items()):
             if not members:
                 continue
             messages = [frames.event(stored, seat) for stored in batch]
             each = [frame(message) for message in messages]
-            framed = each[0] if len(each) == 1 else b"".join(each)  # for the whole audience
-            for count, member in enumerate(list(members), 1):
-                if member.last == first - 1:
-                    if len(messages) == 1:
+            await self._write(list(members), batch, messages, each, stale)
+        if stale:
+            self.feeds.resync_later(self, stale)
+
+    async def _write(
+        self,
+        members: list[Member],
+        batch: list[StoredEvent],
+        messages: list[str],
+        each: list[bytes],
+        stale: list[Member],
+    ) -> None:
+        """``batch`` (its ``messages``, framed: ``each``) to ``members``, one audience. A member
+        that has the seq before the batch and a ``Direct`` outbox that takes it now gets the
+        frames joined (framed once for the audience) with one ``transport.write`` and no call
+        into the outbox: this is done for every socket of a big audience for every event, so it
+        is kept to that write, a few checks and its counts (the metric's, once per audience).
+        Any other
+        goes through its outbox (``offer``). The loop is given back every ``CHUNK`` sockets, so
+        requests (the players' moves) go between."""
+        first, last = batch[0].seq, batch[-1].seq
+        before, count = first - 1, len(messages)
+        framed = each[0] if count == 1 else b"".join(each)  # for the whole audience
+        counted: Counter | None = None  # the route's count of messages out (one per feed)
+        sent = 0
+        for start in range(0, len(members), CHUNK):
+            if start:
+                await asyncio.sleep(0)
+            for member in members[start : start + CHUNK]:
+                direct = member.direct
+                if (
+                    direct is not None
+                    and member.last == before
+                    and direct.writable
+                    and not direct.closing
+                ):
+                    direct.transport.write(framed)
+                    member.last = last
+                    session = direct.session
+                    session.outgoing += count
+                    counters = session.counters
+                    if counters is not None:
+                        if counters[1] is not counted:
+                            if counted is not None:
+                                counted.inc(sent)
+                            counted, sent = counters[1], 0
+                        sent += count
+                elif member.last == before:
+                    if count == 1:
                         member.outbox.offer(messages[0], framed)
                     else:
                         member.outbox.offer_many(messages, framed)
@@ -334,10 +406,8 @@ class Feed:
                         ):
                             stale.append(member)  # never by construction; a view puts it right
                             break
-                if not count % CHUNK:
-                    await asyncio.sleep(0)
-        if stale:
-            self.feeds.resync_later(self, stale)
+        if counted is not None:
+            counted.inc(sent)
 
     def _heartbeat(self) -> None:
         rendered: dict[int, tuple[str, bytes]] = {}

@@ -93,7 +93,7 @@ class TableStream:
         )
         if parked is None:
             return False
-        member.outbox = parked
+        member.outbox = member.direct = parked  # the feed writes shared frames to it itself
         session.detach(socket.websocket.scope)
         socket.stop()
         return True
