@@ -101,13 +101,18 @@ async def test_a_spectator_paused_in_the_middle_of_a_fan_out_gets_every_seq_once
         recs = [await stack.enter_async_context(listen(server, path)) for _ in range(SPECTATORS)]
         (start,) = {(await rec.first("view"))["seq"] for rec in recs}
         group = await _until_parked(server, table_id, SPECTATORS)
-        loop = group[0].member.feed.task.get_loop()  # type: ignore[union-attr]
+        feed: Any = group[0].member.feed
+        loop = feed.task.get_loop()
+        moved = await step(client, table_id, players)
+        for rec in recs:  # after an event, the feed writes to all four straight
+            await rec.reach(moved["seq"])
+        await until(lambda: len(feed.ready[None].sockets) == SPECTATORS)
+        armed = moved["seq"]
         spies = [_Pauses(parked, group, later) for parked in group]
         for parked, spy in zip(group, spies, strict=True):
             parked.transport = spy  # type: ignore[assignment]
             spy.armed = True
-        view: JSON | None = None
-        moved = await step(client, table_id, players, view)
+        moved = await step(client, table_id, players, moved["table"])
         await until(lambda: any(spy.paused for spy in spies))
         (first,) = [spy for spy in spies if spy.paused]
         assert len(first.paused) == SPECTATORS - 1
@@ -122,11 +127,12 @@ async def test_a_spectator_paused_in_the_middle_of_a_fan_out_gets_every_seq_once
             await rec.reach(last)
             sequenced = [m["seq"] for m in rec.messages if m["type"] in SEQUENCED]
             assert sequenced == list(range(start, last + 1))  # each seq once, in order
-        assert _seqs(first.writes) == list(range(start + 1, last + 1))
+        assert _seqs(first.writes) == list(range(armed + 1, last + 1))
         for parked in first.paused:  # paused before the fan-out reached it: all waited
             assert _events(parked.transport.writes) == [  # type: ignore[attr-defined]
-                list(range(start + 1, last + 1))
+                list(range(armed + 1, last + 1))
             ]
+        assert not feed.ready[None].sockets.keys() & {p.member for p in first.paused}
 
 
 def _sample(name: str, **labels: str) -> float:
@@ -136,27 +142,32 @@ def _sample(name: str, **labels: str) -> float:
 async def test_frames_written_straight_count_in_the_log_line_and_the_metric(
     server: Server,
 ) -> None:
-    async with (
-        httpx.AsyncClient(base_url=server.url, timeout=30) as client,
-        AsyncExitStack() as stack,
-    ):
+    app: Any = server.uvicorn.config.app
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
         table_id, players = await seated_table(client, rules={"target": 500})
         path = f"/v1/tables/{table_id}/ws"
-        recs = [await stack.enter_async_context(listen(server, path)) for _ in range(SPECTATORS)]
-        for rec in recs:
-            await rec.first("view")
-        group = await _until_parked(server, table_id, SPECTATORS)
-        counted = [p.session.outgoing for p in group]
-        out_before = _sample("ginrummy_websocket_messages_total", route=ROUTE, direction="out")
-        view: JSON | None = None
-        moved: JSON = {}
-        for _ in range(5):
-            moved = await step(client, table_id, players, view)
-            view = moved["table"]
-        for rec in recs:
-            await rec.reach(moved["seq"])
-        events = {len([m for m in rec.messages if m["type"] in ("event", "skip")]) for rec in recs}
-        assert len(events) == 1 and events != {0}  # the same events to every spectator
-        assert {p.session.outgoing - c for p, c in zip(group, counted, strict=True)} == events
-        out = _sample("ginrummy_websocket_messages_total", route=ROUTE, direction="out")
-        assert out - out_before == SPECTATORS * events.pop()
+        async with AsyncExitStack() as stack:
+            recs = [
+                await stack.enter_async_context(listen(server, path)) for _ in range(SPECTATORS)
+            ]
+            for rec in recs:
+                await rec.first("view")
+            group = await _until_parked(server, table_id, SPECTATORS)
+            sessions = [p.session for p in group]
+            counted = [s.outgoing for s in sessions]
+            out_before = _sample("ginrummy_websocket_messages_total", route=ROUTE, direction="out")
+            view: JSON | None = None
+            moved: JSON = {}
+            for _ in range(5):
+                moved = await step(client, table_id, players, view)
+                view = moved["table"]
+            for rec in recs:
+                await rec.reach(moved["seq"])
+            kinds = ("event", "skip")
+            events = {len([m for m in rec.messages if m["type"] in kinds]) for rec in recs}
+            assert len(events) == 1 and events != {0}  # the same events to every spectator
+            out = _sample("ginrummy_websocket_messages_total", route=ROUTE, direction="out")
+            assert out - out_before == SPECTATORS * next(iter(events))
+        # Closed: each session's count, as its log line gives it, has every message.
+        await until(lambda: app.state.feeds.feed_of(table_id) is None, timeout=10)
+        assert {s.outgoing - c for s, c in zip(sessions, counted, strict=True)} == events

@@ -81,12 +81,32 @@ class Direct(Protocol):
     no call into the outbox (a parked socket, ``app.api.live.parking.Parked``): while it is
     ``writable`` (its transport not paused) and not ``closing``, nothing waits in it (what
     waited is written when the transport resumes, before anything else), so a frame written
-    straight goes out in order, as ``offer`` would have written it; ``session`` counts it."""
+    straight goes out in order, as ``offer`` would have written it. ``straight`` counts the
+    messages so written that ``session`` has not counted yet (``Feed._unready``)."""
 
     writable: bool
     closing: bool
     transport: asyncio.Transport
     session: WebSocketSession
+    member: Member
+    straight: int
+
+
+class Ready:
+    """The members of one audience whose sockets take its frames straight (``Direct``), all
+    with every seq up to ``last``: the feed writes each frame to each of them with one
+    ``transport.write`` and touches nothing else of theirs (a member's ``last`` and its
+    session's count catch up when it leaves this, ``Feed._unready``)."""
+
+    __slots__ = ("counter", "dropped", "last", "sockets", "writing")
+
+    def __init__(self) -> None:
+        self.sockets: dict[Member, Direct] = {}
+        self.last = 0
+        # Their route's count of messages out: one for all (a member with another stays out).
+        self.counter: Counter | None = None
+        self.writing = False  # a fan-out over ``sockets`` is under way
+        self.dropped: list[Member] = []  # those that left it meanwhile
 
 
 class Member:
@@ -165,6 +185,8 @@ class Feed:
         self.sub: Subscription[StoredEvent] = self.hub.table(table_id)
         self.epoch = self.hub.epoch
         self.audiences: dict[int | None, set[Member]] = {0: set(), 1: set(), None: set()}
+        # Of each audience, the members written straight (``_write``).
+        self.ready: dict[int | None, Ready] = {0: Ready(), 1: Ready(), None: Ready()}
         self.joining: set[Member] = set()
         self.last: int | None = None  # the newest seq handed to the live members
         # A table state at least as new as ``last``, for the views of members that join.
@@ -175,6 +197,7 @@ class Feed:
         # (one commit's, or a burst while a fan-out ran) go to each socket in one write.
         self.batch: list[StoredEvent] = []
         self.batching = False
+        self.flushing = False  # a fan-out is under way (no heartbeat meanwhile)
         self.task = asyncio.create_task(self._run())
 
     def members(self) -> int:
@@ -188,7 +211,21 @@ class Feed:
 
     def discard(self, member: Member) -> None:
         self.joining.discard(member)
+        self._unready(member)
         self.audiences[member.seat].discard(member)
+
+    def _unready(self, member: Member) -> None:
+        """``member`` is no longer written straight: its ``last`` and its session's count of
+        messages catch up with what was written to it."""
+        ready = self.ready[member.seat]
+        direct = ready.sockets.pop(member, None)
+        if direct is None:
+            return
+        member.last = ready.last
+        direct.session.outgoing += direct.straight
+        direct.straight = 0
+        if ready.writing:
+            ready.dropped.append(member)  # the fan-out under way writes it no more
 
     async def snapshot(self) -> Loaded:
         """The table for a joining member's view: the one the feed holds while no event came
@@ -282,7 +319,7 @@ class Feed:
             self.woken = True
             self.sub.wake()
         heartbeat = self.feeds.settings.ws_heartbeat
-        if heartbeat and now - self.quiet_since >= heartbeat:
+        if heartbeat and now - self.quiet_since >= heartbeat and not self.flushing:
             self._heartbeat()
             self.quiet_since = now
 
@@ -320,6 +357,7 @@ class Feed:
         if stored.event.type == "player_joined":
             await self._flush()  # what came before it, to the audiences as they were
             for member in [m for m in self.audiences[None] if m.joined_as(stored)]:
+                self._unready(member)
                 self.audiences[None].discard(member)
                 member.seat = int(stored.event.public["seat"])
                 self.audiences[member.seat].add(member)
@@ -336,87 +374,152 @@ class Feed:
             return
         frames = self.feeds.frames
         stale: list[Member] = []
-        for seat, members in list(self.audiences.items()):
-            if not members:
-                continue
-            messages = [frames.event(stored, seat) for stored in batch]
-            each = [frame(message) for message in messages]
-            await self._write(list(members), batch, messages, each, stale)
+        self.flushing = True
+        try:
+            for seat, members in list(self.audiences.items()):
+                if not members:
+                    continue
+                messages = [frames.event(stored, seat) for stored in batch]
+                await self._write(seat, batch, messages, [frame(m) for m in messages], stale)
+        finally:
+            self.flushing = False
         if stale:
             self.feeds.resync_later(self, stale)
 
     async def _write(
         self,
-        members: list[Member],
+        seat: int | None,
         batch: list[StoredEvent],
         messages: list[str],
         each: list[bytes],
         stale: list[Member],
     ) -> None:
-        """``batch`` (its ``messages``, framed: ``each``) to ``members``, one audience. A member
-        that has the seq before the batch and a ``Direct`` outbox that takes it now gets the
-        frames joined (framed once for the audience) with one ``transport.write`` and no call
-        into the outbox: this is done for every socket of a big audience for every event, so it
-        is kept to that write, a few checks and its counts (the metric's, once per audience).
-        Any other
-        goes through its outbox (``offer``). The loop is given back every ``CHUNK`` sockets, so
-        requests (the players' moves) go between."""
+        """``batch`` (its ``messages``, framed: ``each``) to the audience ``seat``. Its members
+        written straight (``Ready``) get the frames joined (framed once for the audience) with
+        one ``transport.write`` each, and nothing else is done for them: this runs for every
+        socket of a big audience for every event. One whose transport no longer takes frames
+        (paused, closing) leaves them and gets the batch through its outbox, as every other
+        member does (``_give``); those that have every seq and a ``Direct`` that takes frames
+        join them after. The loop is given back every ``CHUNK`` sockets, so requests (the
+        players' moves) go between."""
+        members = self.audiences[seat]
+        ready = self.ready[seat]
         first, last = batch[0].seq, batch[-1].seq
         before, count = first - 1, len(messages)
         framed = each[0] if count == 1 else b"".join(each)  # for the whole audience
-        counted: Counter | None = None  # the route's count of messages out (one per feed)
-        sent = 0
-        for start in range(0, len(members), CHUNK):
-            if start:
-                await asyncio.sleep(0)
-            for member in members[start : start + CHUNK]:
-                direct = member.direct
-                if (
-                    direct is not None
-                    and member.last == before
-                    and direct.writable
-                    and not direct.closing
-                ):
-                    direct.transport.write(framed)
-                    member.last = last
-                    session = direct.session
-                    session.outgoing += count
-                    counters = session.counters
-                    if counters is not None:
-                        if counters[1] is not counted:
-                            if counted is not None:
-                                counted.inc(sent)
-                            counted, sent = counters[1], 0
-                        sent += count
-                elif member.last == before:
-                    if count == 1:
-                        member.outbox.offer(messages[0], framed)
+        if ready.sockets and ready.last != before:
+            for member in list(ready.sockets):  # never by construction: each its own way
+                self._unready(member)
+        ready.last = before
+        others = (
+            list(members.difference(ready.sockets)) if len(ready.sockets) < len(members) else []
+        )
+        directs = list(ready.sockets.values())
+        written = 0
+        ready.writing = True
+        try:
+            at = 0
+            while at < len(directs):
+                if at:
+                    await asyncio.sleep(0)
+                    if ready.dropped:
+                        directs = self._drop(ready, directs, at, last)
+                for direct in directs[at : at + CHUNK]:
+                    if direct.writable and not direct.closing:
+                        direct.transport.write(framed)
+                        direct.straight += count
+                        written += 1
                     else:
-                        member.outbox.offer_many(messages, framed)
-                    member.last = last
-                elif member.last < last:
-                    for stored, message, data in zip(batch, messages, each, strict=True):
-                        if stored.seq == member.last + 1:
-                            member.outbox.offer(message, data)
-                            member.last = stored.seq
-                        elif (
-                            stored.seq > member.last
-                            and member.feed is self
-                            and member.pending is None
-                        ):
-                            stale.append(member)  # never by construction; a view puts it right
-                            break
-        if counted is not None:
-            counted.inc(sent)
+                        member = direct.member
+                        self._unready(member)
+                        self._give(member, batch, messages, each, framed=framed, stale=stale)
+                at += CHUNK
+        finally:
+            ready.writing = False
+            ready.dropped.clear()
+        ready.last = last
+        if written and ready.counter is not None:
+            ready.counter.inc(written * count)
+        for start in range(0, len(others), CHUNK):
+            if start or directs:
+                await asyncio.sleep(0)
+            for member in others[start : start + CHUNK]:
+                self._give(member, batch, messages, each, framed=framed, stale=stale)
+        for member in others:
+            self._ready(ready, members, member)
+
+    def _drop(self, ready: Ready, directs: list[Direct], at: int, last: int) -> list[Direct]:
+        """``directs`` but those whose members left ``ready`` while the loop was given back,
+        from ``at`` on (those before ``at`` have had the batch up to ``last``)."""
+        gone = {id(member.direct) for member in ready.dropped}
+        rest = directs[at:]
+        waiting = {id(direct) for direct in rest}
+        for member in ready.dropped:
+            if id(member.direct) not in waiting:
+                member.last = max(member.last, last)
+        ready.dropped.clear()
+        return directs[:at] + [direct for direct in rest if id(direct) not in gone]
+
+    def _ready(self, ready: Ready, members: set[Member], member: Member) -> None:
+        """Write to ``member`` straight from now on if it can be: a ``Direct`` that takes
+        frames, every seq up to ``ready.last``, live in this audience, counted as the others."""
+        direct = member.direct
+        if (
+            direct is None
+            or member.last != ready.last
+            or member.feed is not self
+            or member.pending is not None
+            or member not in members
+            or member in ready.sockets
+            or not direct.writable
+            or direct.closing
+            or direct.session.counters is None
+        ):
+            return
+        counter = direct.session.counters[1]
+        if not ready.sockets:
+            ready.counter = counter
+        elif counter is not ready.counter:
+            return
+        ready.sockets[member] = direct
+
+    def _give(
+        self,
+        member: Member,
+        batch: list[StoredEvent],
+        messages: list[str],
+        each: list[bytes],
+        *,
+        framed: bytes,
+        stale: list[Member],
+    ) -> None:
+        """``batch`` through ``member``'s outbox: what it lacks of it, in order."""
+        first, last = batch[0].seq, batch[-1].seq
+        if member.last == first - 1:
+            if len(messages) == 1:
+                member.outbox.offer(messages[0], framed)
+            else:
+                member.outbox.offer_many(messages, framed)
+            member.last = last
+        elif member.last < last:
+            for stored, message, data in zip(batch, messages, each, strict=True):
+                if stored.seq == member.last + 1:
+                    member.outbox.offer(message, data)
+                    member.last = stored.seq
+                elif stored.seq > member.last and member.feed is self and member.pending is None:
+                    stale.append(member)  # never by construction; a view puts it right
+                    break
 
     def _heartbeat(self) -> None:
         rendered: dict[int, tuple[str, bytes]] = {}
-        for members in self.audiences.values():
+        for seat, members in self.audiences.items():
+            ready = self.ready[seat]
             for member in members:
-                message = rendered.get(member.last)
+                last = ready.last if member in ready.sockets else member.last
+                message = rendered.get(last)
                 if message is None:
-                    beat = client_out.heartbeat(member.last)
-                    message = rendered[member.last] = (beat, frame(beat))
+                    beat = client_out.heartbeat(last)
+                    message = rendered[last] = (beat, frame(beat))
                 member.outbox.offer(*message)
 
     async def _resync(self, only: list[Member] | None = None) -> None:
@@ -432,6 +535,7 @@ class Feed:
         members = only or [m for ms in self.audiences.values() for m in ms]
         framed: dict[str, bytes] = {}  # each audience's view framed once
         for member in members:
+            self._unready(member)
             self.audiences[member.seat].discard(member)
             member.seat = seat_of(loaded, member.actor)
             self.audiences[member.seat].add(member)

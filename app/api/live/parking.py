@@ -152,6 +152,7 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
         "parking",
         "pinged",
         "session",
+        "straight",
         "table_id",
         "transport",
         "writable",
@@ -173,6 +174,7 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
         self.connections = detached.connections
         self.member = member
         self.session = session
+        self.straight = 0  # messages the feed wrote itself, not yet in the session's count
         self.writable = True  # the transport is not paused
         self.closing = False  # a close was sent, or the connection is lost
         self.pinged = False  # a keepalive ping awaits its pong
