@@ -153,6 +153,8 @@ async def test_frames_written_straight_count_in_the_log_line_and_the_metric(
             for rec in recs:
                 await rec.first("view")
             group = await _until_parked(server, table_id, SPECTATORS)
+            feed = app.state.feeds.feed_of(table_id)  # parked, each is written straight
+            await until(lambda: len(feed.ready[None].sockets) == SPECTATORS)
             sessions = [p.session for p in group]
             counted = [s.outgoing for s in sessions]
             out_before = _sample("ginrummy_websocket_messages_total", route=ROUTE, direction="out")

@@ -214,6 +214,14 @@ class Feed:
         self._unready(member)
         self.audiences[member.seat].discard(member)
 
+    def parked(self, member: Member) -> None:
+        """``member``'s socket now takes frames straight (``Member.direct``): from the next
+        event on if it is in step with its audience's others (``Ready``)."""
+        ready = self.ready[member.seat]
+        if not ready.sockets and not self.flushing:
+            ready.last = member.last  # the first of its audience: the next batch follows it
+        self._ready(ready, self.audiences[member.seat], member)
+
     def _unready(self, member: Member) -> None:
         """``member`` is no longer written straight: its ``last`` and its session's count of
         messages catch up with what was written to it."""

@@ -94,6 +94,8 @@ class TableStream:
         if parked is None:
             return False
         member.outbox = member.direct = parked  # the feed writes shared frames to it itself
+        if member.feed is not None:
+            member.feed.parked(member)
         session.detach(socket.websocket.scope)
         socket.stop()
         return True
