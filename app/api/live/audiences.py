@@ -30,11 +30,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from prometheus_client import Counter, Gauge
 
 from app.api.live import client_out
+from app.api.live.fanout import Batch, Direct, Ready, fan_out, take_if_in_step
 from app.api.live.frames import Frames
 from app.api.live.wire import frame
 from app.bus.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
@@ -42,9 +43,6 @@ from app.service.pipeline import TableService
 from app.settings import Settings
 from app.table.commands import Actor, seat_of
 from app.table.model import Loaded, StoredEvent
-
-if TYPE_CHECKING:
-    from app.api.edge.access import WebSocketSession
 
 log = logging.getLogger(__name__)
 
@@ -74,39 +72,6 @@ class Outbox(Protocol):
 
     def end(self, code: int, reason: str, last: str | None = None) -> None:
         """Close with ``code``: nothing queued is sent but ``last``; nothing more is read."""
-
-
-class Direct(Protocol):
-    """An outbox whose transport the feed writes an audience's shared frame to itself, with
-    no call into the outbox (a parked socket, ``app.api.live.parking.Parked``): while it is
-    ``writable`` (its transport not paused) and not ``closing``, nothing waits in it (what
-    waited is written when the transport resumes, before anything else), so a frame written
-    straight goes out in order, as ``offer`` would have written it. ``straight`` counts the
-    messages so written that ``session`` has not counted yet (``Feed._unready``)."""
-
-    writable: bool
-    closing: bool
-    transport: asyncio.Transport
-    session: WebSocketSession
-    member: Member
-    straight: int
-
-
-class Ready:
-    """The members of one audience whose sockets take its frames straight (``Direct``), all
-    with every seq up to ``last``: the feed writes each frame to each of them with one
-    ``transport.write`` and touches nothing else of theirs (a member's ``last`` and its
-    session's count catch up when it leaves this, ``Feed._unready``)."""
-
-    __slots__ = ("counter", "dropped", "last", "sockets", "writing")
-
-    def __init__(self) -> None:
-        self.sockets: dict[Member, Direct] = {}
-        self.last = 0
-        # Their route's count of messages out: one for all (a member with another stays out).
-        self.counter: Counter | None = None
-        self.writing = False  # a fan-out over ``sockets`` is under way
-        self.dropped: list[Member] = []  # those that left it meanwhile
 
 
 class Member:
@@ -220,20 +185,11 @@ class Feed:
         ready = self.ready[member.seat]
         if not ready.sockets and not self.flushing:
             ready.last = member.last  # the first of its audience: the next batch follows it
-        self._ready(ready, self.audiences[member.seat], member)
+        take_if_in_step(self, ready, self.audiences[member.seat], member)
 
     def _unready(self, member: Member) -> None:
-        """``member`` is no longer written straight: its ``last`` and its session's count of
-        messages catch up with what was written to it."""
-        ready = self.ready[member.seat]
-        direct = ready.sockets.pop(member, None)
-        if direct is None:
-            return
-        member.last = ready.last
-        direct.session.outgoing += direct.straight
-        direct.straight = 0
-        if ready.writing:
-            ready.dropped.append(member)  # the fan-out under way writes it no more
+        """``member`` is no longer written straight (``Ready.drop``)."""
+        self.ready[member.seat].drop(member)
 
     async def snapshot(self) -> Loaded:
         """The table for a joining member's view: the one the feed holds while no event came
@@ -388,135 +344,12 @@ class Feed:
                 if not members:
                     continue
                 messages = [frames.event(stored, seat) for stored in batch]
-                await self._write(seat, batch, messages, [frame(m) for m in messages], stale)
+                shared = Batch(batch, messages, [frame(m) for m in messages])
+                await fan_out(self, seat, shared, stale, CHUNK)
         finally:
             self.flushing = False
         if stale:
             self.feeds.resync_later(self, stale)
-
-    async def _write(
-        self,
-        seat: int | None,
-        batch: list[StoredEvent],
-        messages: list[str],
-        each: list[bytes],
-        stale: list[Member],
-    ) -> None:
-        """``batch`` (its ``messages``, framed: ``each``) to the audience ``seat``. Its members
-        written straight (``Ready``) get the frames joined (framed once for the audience) with
-        one ``transport.write`` each, and nothing else is done for them: this runs for every
-        socket of a big audience for every event. One whose transport no longer takes frames
-        (paused, closing) leaves them and gets the batch through its outbox, as every other
-        member does (``_give``); those that have every seq and a ``Direct`` that takes frames
-        join them after. The loop is given back every ``CHUNK`` sockets, so requests (the
-        players' moves) go between."""
-        members = self.audiences[seat]
-        ready = self.ready[seat]
-        first, last = batch[0].seq, batch[-1].seq
-        before, count = first - 1, len(messages)
-        framed = each[0] if count == 1 else b"".join(each)  # for the whole audience
-        if ready.sockets and ready.last != before:
-            for member in list(ready.sockets):  # never by construction: each its own way
-                self._unready(member)
-        ready.last = before
-        others = (
-            list(members.difference(ready.sockets)) if len(ready.sockets) < len(members) else []
-        )
-        directs = list(ready.sockets.values())
-        written = 0
-        ready.writing = True
-        try:
-            at = 0
-            while at < len(directs):
-                if at:
-                    await asyncio.sleep(0)
-                    if ready.dropped:
-                        directs = self._drop(ready, directs, at, last)
-                for direct in directs[at : at + CHUNK]:
-                    if direct.writable and not direct.closing:
-                        direct.transport.write(framed)
-                        direct.straight += count
-                        written += 1
-                    else:
-                        member = direct.member
-                        self._unready(member)
-                        self._give(member, batch, messages, each, framed=framed, stale=stale)
-                at += CHUNK
-        finally:
-            ready.writing = False
-            ready.dropped.clear()
-        ready.last = last
-        if written and ready.counter is not None:
-            ready.counter.inc(written * count)
-        for start in range(0, len(others), CHUNK):
-            if start or directs:
-                await asyncio.sleep(0)
-            for member in others[start : start + CHUNK]:
-                self._give(member, batch, messages, each, framed=framed, stale=stale)
-        for member in others:
-            self._ready(ready, members, member)
-
-    def _drop(self, ready: Ready, directs: list[Direct], at: int, last: int) -> list[Direct]:
-        """``directs`` but those whose members left ``ready`` while the loop was given back,
-        from ``at`` on (those before ``at`` have had the batch up to ``last``)."""
-        gone = {id(member.direct) for member in ready.dropped}
-        rest = directs[at:]
-        waiting = {id(direct) for direct in rest}
-        for member in ready.dropped:
-            if id(member.direct) not in waiting:
-                member.last = max(member.last, last)
-        ready.dropped.clear()
-        return directs[:at] + [direct for direct in rest if id(direct) not in gone]
-
-    def _ready(self, ready: Ready, members: set[Member], member: Member) -> None:
-        """Write to ``member`` straight from now on if it can be: a ``Direct`` that takes
-        frames, every seq up to ``ready.last``, live in this audience, counted as the others."""
-        direct = member.direct
-        if (
-            direct is None
-            or member.last != ready.last
-            or member.feed is not self
-            or member.pending is not None
-            or member not in members
-            or member in ready.sockets
-            or not direct.writable
-            or direct.closing
-            or direct.session.counters is None
-        ):
-            return
-        counter = direct.session.counters[1]
-        if not ready.sockets:
-            ready.counter = counter
-        elif counter is not ready.counter:
-            return
-        ready.sockets[member] = direct
-
-    def _give(
-        self,
-        member: Member,
-        batch: list[StoredEvent],
-        messages: list[str],
-        each: list[bytes],
-        *,
-        framed: bytes,
-        stale: list[Member],
-    ) -> None:
-        """``batch`` through ``member``'s outbox: what it lacks of it, in order."""
-        first, last = batch[0].seq, batch[-1].seq
-        if member.last == first - 1:
-            if len(messages) == 1:
-                member.outbox.offer(messages[0], framed)
-            else:
-                member.outbox.offer_many(messages, framed)
-            member.last = last
-        elif member.last < last:
-            for stored, message, data in zip(batch, messages, each, strict=True):
-                if stored.seq == member.last + 1:
-                    member.outbox.offer(message, data)
-                    member.last = stored.seq
-                elif stored.seq > member.last and member.feed is self and member.pending is None:
-                    stale.append(member)  # never by construction; a view puts it right
-                    break
 
     def _heartbeat(self) -> None:
         rendered: dict[int, tuple[str, bytes]] = {}
