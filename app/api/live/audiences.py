@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 # ``hub.POLL_INTERVAL`` while the bus is degraded, the heartbeat if that is shorter).
 AWAKE = 1.0
 # Sockets a feed sends one message to before it lets the loop run other work.
-CHUNK = 256
+CHUNK = 128
 # A socket whose token was revoked: its last message, then this close.
 CLOSE_REVOKED = 4401
 REVOKED_REASON = "token revoked"
