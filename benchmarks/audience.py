@@ -18,7 +18,14 @@ process; it still shares the machine's cores with the server). Figures:
 - for each move, the time from the mover's response to its event reaching the *last* spectator
   socket (wall clock, the same machine), p50 / p99;
 - server RSS per spectator socket (RSS with the idle audience connected, minus before, / N);
-- the client processes' CPU, and the load average before and after.
+- the client processes' CPU, and the load average before and after;
+- the fan-out against the floor, in the same run: after the audience has gone,
+  ``benchmarks/socket_floor.py`` on as many sockets with frames of the events' mean size (its
+  uvloop ``transport.write``, median round: ``floor_us_per_write``), and
+  ``fan_out_us_per_spectator_move``, (server CPU per move watched - alone) / spectators: what one
+  move's events (one write per socket) cost the server per spectator, keepalive included;
+  ``fan_out_ratio`` is the one over the other (``..._net_of_idle``: the idle audience's CPU over
+  a move's period taken off too; ``--no-floor`` skips it).
 """
 
 from __future__ import annotations
@@ -76,9 +83,15 @@ def _pct(values: list[float], q: float) -> float:
 # The client processes: hold sockets, note when each seq reached the last of them.
 
 
+def report(last: dict[str, float], frames: list[int]) -> None:
+    """What a client process saw: {table seq: last arrival}, event frames and their bytes."""
+    print(json.dumps({"last": last, "frames": frames[0], "bytes": frames[1]}), flush=True)
+
+
 async def hold(urls: list[str]) -> None:
-    """Connect to ``urls``, say ``ready``; on ``report`` print {table seq: last arrival}."""
+    """Connect to ``urls``, say ``ready``; on ``report`` print what it saw (``report``)."""
     last: dict[str, float] = {}
+    frames = [0, 0]  # event frames received, their bytes (the payload's size, close enough)
     connected = 0
     gate = asyncio.Semaphore(50)
 
@@ -92,6 +105,8 @@ async def hold(urls: list[str]) -> None:
             message = json.loads(raw)
             if message["type"] in ("event", "skip"):
                 last[f"{table} {message['seq']}"] = time.time()
+                frames[0] += 1
+                frames[1] += len(raw) + (2 if len(raw) < 126 else 4)
 
     tasks = [asyncio.create_task(one(u)) for u in urls]
     while connected < len(urls):
@@ -102,7 +117,7 @@ async def hold(urls: list[str]) -> None:
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
     while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "report":
-        print(json.dumps(last), flush=True)
+        report(last, frames)
 
 
 class Watcher(asyncio.Protocol):
@@ -110,8 +125,10 @@ class Watcher(asyncio.Protocol):
     as they come (unmasked, never fragmented), each ``event`` or ``skip`` noted, pings
     answered; a fraction of the ``websockets`` client's CPU per message."""
 
-    def __init__(self, table: str, host: str, path: str, last: dict[str, float]) -> None:
-        self.table, self.last = table, last
+    def __init__(
+        self, table: str, host: str, path: str, last: dict[str, float], frames: list[int]
+    ) -> None:
+        self.table, self.last, self.frames = table, last, frames
         self.request = (
             f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
@@ -154,6 +171,8 @@ class Watcher(asyncio.Protocol):
                 message = orjson.loads(payload)
                 if message["type"] in ("event", "skip"):
                     self.last[f"{self.table} {message['seq']}"] = time.time()
+                    self.frames[0] += 1
+                    self.frames[1] += at + size
                 elif not self.viewed.done():
                     self.viewed.set_result(None)
             elif opcode == 0x9 and self.transport is not None:  # a ping: the masked pong
@@ -169,6 +188,7 @@ class Watcher(asyncio.Protocol):
 async def hold_light(urls: list[str]) -> None:
     """``hold`` with ``Watcher`` sockets instead of the ``websockets`` client's."""
     last: dict[str, float] = {}
+    frames = [0, 0]
     gate = asyncio.Semaphore(50)
     loop = asyncio.get_running_loop()
 
@@ -178,7 +198,7 @@ async def hold_light(urls: list[str]) -> None:
         assert parsed.hostname is not None and parsed.port is not None
         async with gate:
             _, watcher = await loop.create_connection(
-                lambda: Watcher(table, parsed.netloc, parsed.path, last),
+                lambda: Watcher(table, parsed.netloc, parsed.path, last, frames),
                 parsed.hostname,
                 parsed.port,
             )
@@ -187,7 +207,7 @@ async def hold_light(urls: list[str]) -> None:
     await asyncio.gather(*(one(u) for u in urls))
     print("ready", flush=True)
     while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "report":
-        print(json.dumps(last), flush=True)
+        report(last, frames)
 
 
 class Clients:
@@ -213,16 +233,20 @@ class Clients:
             line = p.stdout.readline().strip()
             assert line == "ready", f"a client failed: {line!r}"
 
-    def report(self) -> dict[str, float]:
-        """(table seq) -> when the last spectator socket got it."""
+    def report(self) -> tuple[dict[str, float], int, int]:
+        """(table seq) -> when the last spectator socket got it; event frames, their bytes."""
         out: dict[str, float] = {}
+        frames = size = 0
         for p in self.procs:
             assert p.stdin is not None and p.stdout is not None
             p.stdin.write("report\n")
             p.stdin.flush()
-            for key, at in json.loads(p.stdout.readline()).items():
+            seen = json.loads(p.stdout.readline())
+            for key, at in seen["last"].items():
                 out[key] = max(at, out.get(key, 0.0))
-        return out
+            frames += seen["frames"]
+            size += seen["bytes"]
+        return out, frames, size
 
     def cpu(self) -> float:
         return sum(cpu_seconds(p.pid) for p in self.procs)
@@ -255,6 +279,20 @@ def summary(raw: str, top: int = 25) -> None:
             counts[name] = counts.get(name, 0) + int(samples)
     for name, n in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
         print(f"{100 * n / total:5.1f}%  {name}")
+
+
+def own_shares(raw: str, top: int = 20) -> list[tuple[str, float]]:
+    """The share of samples whose innermost frame is each line (raw py-spy stacks), the
+    ``top`` first; stacks with no Python frame as ``(native)``."""
+    counts: dict[str, int] = {}
+    total = 0
+    for line in Path(raw).read_text().splitlines():
+        stack, _, samples = line.rpartition(" ")
+        innermost = stack.rpartition(";")[2].strip() or "(native)"
+        counts[innermost] = counts.get(innermost, 0) + int(samples)
+        total += int(samples)
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])[:top]
+    return [(name, n / max(1, total)) for name, n in ranked]
 
 
 # The players.
@@ -338,16 +376,41 @@ async def run(args: argparse.Namespace) -> JSON:
             cpu_idle = (servers_cpu(servers) - cpu) / args.idle
             cpu, client_cpu = servers_cpu(servers), clients.cpu()
             spy = profile(servers[0].pid, args.py_spy, args.moves * args.pause)
+            started = time.perf_counter()
             watched, responded = await moves(http, tables, args.moves, args.pause)
+            period = (time.perf_counter() - started) / args.moves
             if spy is not None:
                 spy.wait()
             cpu_watched = (servers_cpu(servers) - cpu) / args.moves
             await asyncio.sleep(2)
-            arrived = clients.report()
+            arrived, frames, frame_bytes = clients.report()
             client_cpu = (clients.cpu() - client_cpu) / args.moves
         finally:
             clients.stop()
         lag = [arrived[k] - at for k, at in responded.items() if k in arrived]
+        sockets = len(urls)
+        # One move's events reach each socket in one write (the events of one commit joined).
+        fan_out = (cpu_watched - cpu_alone) / sockets
+        fan_out_net = fan_out - (cpu_idle - cpu_idle_alone) * period / sockets
+        frame_size = round(frame_bytes / max(1, frames))
+        floor = None if args.no_floor else socket_floor(sockets, frame_size)
+        against: JSON = {}
+        if floor is not None:
+            per_write = floor["transport"]["cpu_us_per_write_median"]
+            against = {
+                "floor_us_per_write": per_write,
+                "floor_us_per_write_min_max": floor["transport"]["cpu_us_per_write_min_max"],
+                "floor_load_before_after": floor["load_before_after"],
+                "fan_out_ratio": round(fan_out * 1e6 / per_write, 3),
+                "fan_out_ratio_net_of_idle": round(fan_out_net * 1e6 / per_write, 3),
+            }
+        if args.py_spy is not None:
+            # The watched phase's server CPU per move and spectator, by the line each sample
+            # was on (its innermost frame): where a socket's share of a move goes.
+            against["profile_us_per_spectator_move"] = {
+                line: round(share * cpu_watched / sockets * 1e6, 3)
+                for line, share in own_shares(args.py_spy)
+            }
         return {
             "spectators_per_table": args.spectators,
             "tables": args.tables,
@@ -369,7 +432,22 @@ async def run(args: argparse.Namespace) -> JSON:
             "server_rss_kb_per_socket": round(rss_per_socket, 1),
             "load_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
             "mean_move_ms_alone": round(statistics.mean(alone) * 1000, 1),
+            "move_period_s": round(period, 3),
+            "event_frames_per_socket_per_move": round(frames / sockets / args.moves, 2),
+            "event_frame_bytes": frame_size,
+            "ws_ping_interval_s": float(os.environ.get("UVICORN_WS_PING_INTERVAL", "20")),
+            "fan_out_us_per_spectator_move": round(fan_out * 1e6, 2),
+            "fan_out_us_per_spectator_move_net_of_idle": round(fan_out_net * 1e6, 2),
+            **against,
         }
+
+
+def socket_floor(sockets: int, size: int) -> JSON:
+    """``benchmarks/socket_floor.py`` on ``sockets`` sockets with frames of ``size`` bytes."""
+    floor = Path(__file__).with_name("socket_floor.py")
+    command = [sys.executable, str(floor), "--sockets", str(sockets), "--bytes", str(size)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    return cast(JSON, json.loads(out.stdout))
 
 
 def main() -> None:
@@ -398,7 +476,19 @@ def main() -> None:
         help="spectator sockets by hand (Watcher): less client CPU beside the server",
     )
     parser.add_argument("--py-spy", default=None, help="profile the watched phase into FILE")
+    parser.add_argument(
+        "--no-floor", action="store_true", help="skip socket_floor.py after the audience"
+    )
+    parser.add_argument(
+        "--ping-interval",
+        type=float,
+        default=None,
+        help="seconds between keepalive rounds (uvicorn's, 20): each pings every socket",
+    )
     args = parser.parse_args()
+    if args.ping_interval is not None:
+        # The servers inherit it (uvicorn reads its options from UVICORN_* too).
+        os.environ["UVICORN_WS_PING_INTERVAL"] = str(args.ping_interval)
     print(json.dumps(uvloop.run(run(args))))
 
 

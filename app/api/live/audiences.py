@@ -35,6 +35,7 @@ from typing import Protocol
 from prometheus_client import Counter, Gauge
 
 from app.api.live import client_out
+from app.api.live.fanout import Batch, Direct, Ready, fan_out, take_if_in_step
 from app.api.live.frames import Frames
 from app.api.live.wire import frame
 from app.bus.hub import POLL_INTERVAL, QUEUE_LIMIT, Notification, Subscription
@@ -49,7 +50,7 @@ log = logging.getLogger(__name__)
 # ``hub.POLL_INTERVAL`` while the bus is degraded, the heartbeat if that is shorter).
 AWAKE = 1.0
 # Sockets a feed sends one message to before it lets the loop run other work.
-CHUNK = 256
+CHUNK = 128
 # A socket whose token was revoked: its last message, then this close.
 CLOSE_REVOKED = 4401
 REVOKED_REASON = "token revoked"
@@ -76,7 +77,18 @@ class Outbox(Protocol):
 class Member:
     """One socket's place in a table's feed: its audience and the last seq it was given."""
 
-    __slots__ = ("actor", "behind", "feed", "last", "notes", "outbox", "pending", "seat", "token")
+    __slots__ = (
+        "actor",
+        "behind",
+        "direct",
+        "feed",
+        "last",
+        "notes",
+        "outbox",
+        "pending",
+        "seat",
+        "token",
+    )
 
     def __init__(
         self,
@@ -95,6 +107,8 @@ class Member:
         self.pending: list[StoredEvent] | None = []
         self.behind = False  # more than ``QUEUE_LIMIT`` pending: only a fresh view will do
         self.feed: Feed | None = None
+        # The outbox again where the feed may write to its transport itself (``Direct``).
+        self.direct: Direct | None = None
 
     def joined_as(self, stored: StoredEvent) -> bool:
         """Whether ``stored`` seats this member's player (it moves to that seat's audience)."""
@@ -136,6 +150,8 @@ class Feed:
         self.sub: Subscription[StoredEvent] = self.hub.table(table_id)
         self.epoch = self.hub.epoch
         self.audiences: dict[int | None, set[Member]] = {0: set(), 1: set(), None: set()}
+        # Of each audience, the members written straight (``_write``).
+        self.ready: dict[int | None, Ready] = {0: Ready(), 1: Ready(), None: Ready()}
         self.joining: set[Member] = set()
         self.last: int | None = None  # the newest seq handed to the live members
         # A table state at least as new as ``last``, for the views of members that join.
@@ -146,6 +162,7 @@ class Feed:
         # (one commit's, or a burst while a fan-out ran) go to each socket in one write.
         self.batch: list[StoredEvent] = []
         self.batching = False
+        self.flushing = False  # a fan-out is under way (no heartbeat meanwhile)
         self.task = asyncio.create_task(self._run())
 
     def members(self) -> int:
@@ -159,7 +176,20 @@ class Feed:
 
     def discard(self, member: Member) -> None:
         self.joining.discard(member)
+        self._unready(member)
         self.audiences[member.seat].discard(member)
+
+    def parked(self, member: Member) -> None:
+        """``member``'s socket now takes frames straight (``Member.direct``): from the next
+        event on if it is in step with its audience's others (``Ready``)."""
+        ready = self.ready[member.seat]
+        if not ready.sockets and not self.flushing:
+            ready.last = member.last  # the first of its audience: the next batch follows it
+        take_if_in_step(self, ready, self.audiences[member.seat], member)
+
+    def _unready(self, member: Member) -> None:
+        """``member`` is no longer written straight (``Ready.drop``)."""
+        self.ready[member.seat].drop(member)
 
     async def snapshot(self) -> Loaded:
         """The table for a joining member's view: the one the feed holds while no event came
@@ -256,7 +286,7 @@ class Feed:
             self.woken = True
             self.sub.wake()
         heartbeat = self.feeds.settings.ws_heartbeat
-        if heartbeat and now - self.quiet_since >= heartbeat:
+        if heartbeat and now - self.quiet_since >= heartbeat and not self.flushing:
             self._heartbeat()
             self.quiet_since = now
 
@@ -294,6 +324,7 @@ class Feed:
         if stored.event.type == "player_joined":
             await self._flush()  # what came before it, to the audiences as they were
             for member in [m for m in self.audiences[None] if m.joined_as(stored)]:
+                self._unready(member)
                 self.audiences[None].discard(member)
                 member.seat = int(stored.event.public["seat"])
                 self.audiences[member.seat].add(member)
@@ -304,52 +335,35 @@ class Feed:
 
     async def _flush(self) -> None:
         """The one rendering of each batched event per audience, to each live member of it:
-        every event of the batch in one write per socket. The loop is given back every
-        ``CHUNK`` sockets, so requests (the players' moves) go between."""
+        every event of the batch in one write per socket (``_write``)."""
         batch, self.batch = self.batch, []
         if not batch:
             return
         frames = self.feeds.frames
-        first, last = batch[0].seq, batch[-1].seq
         stale: list[Member] = []
-        for seat, members in list(self.audiences.items()):
-            if not members:
-                continue
-            messages = [frames.event(stored, seat) for stored in batch]
-            each = [frame(message) for message in messages]
-            framed = each[0] if len(each) == 1 else b"".join(each)  # for the whole audience
-            for count, member in enumerate(list(members), 1):
-                if member.last == first - 1:
-                    if len(messages) == 1:
-                        member.outbox.offer(messages[0], framed)
-                    else:
-                        member.outbox.offer_many(messages, framed)
-                    member.last = last
-                elif member.last < last:
-                    for stored, message, data in zip(batch, messages, each, strict=True):
-                        if stored.seq == member.last + 1:
-                            member.outbox.offer(message, data)
-                            member.last = stored.seq
-                        elif (
-                            stored.seq > member.last
-                            and member.feed is self
-                            and member.pending is None
-                        ):
-                            stale.append(member)  # never by construction; a view puts it right
-                            break
-                if not count % CHUNK:
-                    await asyncio.sleep(0)
+        self.flushing = True
+        try:
+            for seat, members in list(self.audiences.items()):
+                if not members:
+                    continue
+                messages = [frames.event(stored, seat) for stored in batch]
+                shared = Batch(batch, messages, [frame(m) for m in messages])
+                await fan_out(self, seat, shared, stale, CHUNK)
+        finally:
+            self.flushing = False
         if stale:
             self.feeds.resync_later(self, stale)
 
     def _heartbeat(self) -> None:
         rendered: dict[int, tuple[str, bytes]] = {}
-        for members in self.audiences.values():
+        for seat, members in self.audiences.items():
+            ready = self.ready[seat]
             for member in members:
-                message = rendered.get(member.last)
+                last = ready.last if member in ready.sockets else member.last
+                message = rendered.get(last)
                 if message is None:
-                    beat = client_out.heartbeat(member.last)
-                    message = rendered[member.last] = (beat, frame(beat))
+                    beat = client_out.heartbeat(last)
+                    message = rendered[last] = (beat, frame(beat))
                 member.outbox.offer(*message)
 
     async def _resync(self, only: list[Member] | None = None) -> None:
@@ -368,6 +382,7 @@ class Feed:
         members = only or [m for ms in self.audiences.values() for m in ms]
         framed: dict[str, bytes] = {}  # each audience's view framed once
         for member in members:
+            self._unready(member)
             self.audiences[member.seat].discard(member)
             member.seat = seat_of(loaded, member.actor)
             self.audiences[member.seat].add(member)

@@ -15,10 +15,8 @@ its transport to a ``Parked``, which keeps the ``websockets`` connection that pa
 frames, and the ASGI call returns. The table's feed then offers the member's messages to the
 ``Parked`` instead of the ``Socket``: the same frames, the same audience, the same redaction.
 
-A player's socket (``/v1/players/me/ws``) is parked the same way once accepted, its
-notifications handed to it as they are published (``app.api.live.player``). What a parked
-socket serves is its ``Tenant``: a member of a table's feed (``app.api.live.session``), or a
-player's notifications.
+A player's socket (``/v1/players/me/ws``) is parked so once accepted (``app.api.live.player``).
+A parked socket serves its ``Tenant``: a table feed's member, or a player's notifications.
 
 What a parked socket keeps of the guarantees of a socket served through ASGI (docs/protocol.md):
 
@@ -165,6 +163,7 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
         "parking",
         "pinged",
         "session",
+        "straight",
         "tenant",
         "transport",
         "writable",
@@ -184,6 +183,7 @@ class Parked(Bounded[bytes | None], asyncio.Protocol):
         self.connections = detached.connections
         self.tenant = tenant
         self.session = session
+        self.straight = 0  # messages the feed wrote itself, not yet in the session's count
         self.writable = True  # the transport is not paused
         self.closing = False  # a close was sent, or the connection is lost
         self.pinged = False  # a keepalive ping awaits its pong

@@ -93,7 +93,9 @@ class TableStream:
         parked = wire.detach(lambda detached: parking.park(detached, watching, session))
         if parked is None:
             return False
-        member.outbox = parked
+        member.outbox = member.direct = parked  # the feed writes shared frames to it itself
+        if member.feed is not None:
+            member.feed.parked(member)
         session.detach(socket.websocket.scope)
         socket.stop()
         return True
