@@ -58,6 +58,7 @@ from benchmarks.server import (  # noqa: E402
     serve_many,
     servers_cpu,
 )
+from benchmarks.ws_frames import pong, take_frame  # noqa: E402
 
 JSON = dict[str, Any]
 
@@ -153,32 +154,18 @@ class Watcher(asyncio.Protocol):
             assert buffer.startswith(b"HTTP/1.1 101"), bytes(buffer[:80])
             del buffer[: end + 4]
             self.upgraded = True
-        while len(buffer) >= 2:
-            opcode, size, at = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
-            if size == 126:
-                if len(buffer) < 4:
-                    return
-                size, at = int.from_bytes(buffer[2:4], "big"), 4
-            elif size == 127:
-                if len(buffer) < 10:
-                    return
-                size, at = int.from_bytes(buffer[2:10], "big"), 10
-            if len(buffer) < at + size:
-                return
-            payload = bytes(buffer[at : at + size])
-            del buffer[: at + size]
+        while (frame := take_frame(buffer)) is not None:
+            opcode, payload, wire = frame
             if opcode == 0x1:
                 message = orjson.loads(payload)
                 if message["type"] in ("event", "skip"):
                     self.last[f"{self.table} {message['seq']}"] = time.time()
                     self.frames[0] += 1
-                    self.frames[1] += at + size
+                    self.frames[1] += wire
                 elif not self.viewed.done():
                     self.viewed.set_result(None)
             elif opcode == 0x9 and self.transport is not None:  # a ping: the masked pong
-                mask = os.urandom(4)
-                masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-                self.transport.write(bytes((0x8A, 0x80 | size)) + mask + masked)
+                self.transport.write(pong(payload))
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.viewed.done():

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.audience import profile, raise_nofile, rss_kb  # noqa: E402
 from benchmarks.server import cpu_seconds  # noqa: E402
+from benchmarks.ws_frames import pong, take_frame  # noqa: E402
 
 JSON = dict[str, Any]
 WARM = 20  # sockets opened (and kept) before the RSS baseline
@@ -86,28 +87,14 @@ class Holder(asyncio.Protocol):
                 return
             del buffer[: end + 4]
             self.upgraded.set_result(None)
-        while len(buffer) >= 2:
-            opcode, size, at = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
-            if size == 126:
-                if len(buffer) < 4:
-                    return
-                size, at = int.from_bytes(buffer[2:4], "big"), 4
-            elif size == 127:
-                if len(buffer) < 10:
-                    return
-                size, at = int.from_bytes(buffer[2:10], "big"), 10
-            if len(buffer) < at + size:
-                return
-            payload = bytes(buffer[at : at + size])
-            del buffer[: at + size]
+        while (frame := take_frame(buffer)) is not None:
+            opcode, payload, _ = frame
             if opcode == 0x1:
                 kind = json.loads(payload)["type"]
                 self.counts[kind] = self.counts.get(kind, 0) + 1
             elif opcode == 0x9 and self.transport is not None:
                 self.counts["ping"] = self.counts.get("ping", 0) + 1
-                mask = os.urandom(4)
-                masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-                self.transport.write(bytes((0x8A, 0x80 | size)) + mask + masked)
+                self.transport.write(pong(payload))
             elif opcode == 0x8:
                 code = f"close {int.from_bytes(payload[:2], 'big')}"
                 self.counts[code] = self.counts.get(code, 0) + 1

@@ -146,61 +146,17 @@ class GroupCommit:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._send)
         if group:
-            write = self._write if self._write_one is None else self._write_sqlite
-            task = asyncio.create_task(write(group))
+            task = asyncio.create_task(self._write(group))
             self._writing.add(task)
             task.add_done_callback(self._writing.discard)
 
     async def _write(self, group: list[_Pending]) -> None:
-        now = utcnow()
+        """Write ``group`` and answer each of its callers: its commit, or why not."""
         try:
-            rows = await self.db.fetch_driver(_GROUP_PG, *_parameters(group, now))
-        except BaseException as exc:
-            for pending in group:
-                if not pending.done.done():
-                    pending.done.set_exception(exc)
-            if not isinstance(exc, Exception):
-                raise
-            return
-        self.groups += 1
-        self.commits += len(group)
-        by_place = {k: (version, last_seq, notes) for k, version, last_seq, notes in rows}
-        for k, pending in enumerate(group, 1):
-            if pending.done.done():
-                continue
-            written = by_place.get(k)
-            if written is None:
-                pending.done.set_exception(VersionConflictError(pending.loaded.table.id))
-                continue
-            version, last_seq, notes = written
-            pending.done.set_result(
-                committed(
-                    pending.loaded,
-                    pending.change,
-                    pending.planned,
-                    version,
-                    last_seq,
-                    now=now,
-                    state_data=orjson.Fragment(pending.state_text),
-                    notes=notes,
-                )
-            )
-
-    async def _write_sqlite(self, group: list[_Pending]) -> None:
-        write_one = self._write_one
-        assert write_one is not None
-
-        def work(conn: Connection) -> list[Committed | VersionConflictError]:
-            out: list[Committed | VersionConflictError] = []
-            for pending in group:
-                try:
-                    out.append(write_one(conn, pending.loaded, pending.change))
-                except VersionConflictError as exc:  # nothing of it was written
-                    out.append(exc)
-            return out
-
-        try:
-            results = await self.db.transact(work)
+            if self._write_one is None:
+                results = await self._statement(group)
+            else:
+                results = await self._transaction(group, self._write_one)
         except BaseException as exc:
             for pending in group:
                 if not pending.done.done():
@@ -217,6 +173,48 @@ class GroupCommit:
                 pending.done.set_exception(result)
             else:
                 pending.done.set_result(result)
+
+    async def _statement(self, group: list[_Pending]) -> list[Committed | VersionConflictError]:
+        """PostgreSQL: ``group`` in one statement."""
+        now = utcnow()
+        rows = await self.db.fetch_driver(_GROUP_PG, *_parameters(group, now))
+        by_place = {k: (version, last_seq, notes) for k, version, last_seq, notes in rows}
+        out: list[Committed | VersionConflictError] = []
+        for k, pending in enumerate(group, 1):
+            written = by_place.get(k)
+            if written is None:
+                out.append(VersionConflictError(pending.loaded.table.id))
+                continue
+            version, last_seq, notes = written
+            out.append(
+                committed(
+                    pending.loaded,
+                    pending.change,
+                    pending.planned,
+                    version,
+                    last_seq,
+                    now=now,
+                    state_data=orjson.Fragment(pending.state_text),
+                    notes=notes,
+                )
+            )
+        return out
+
+    async def _transaction(
+        self, group: list[_Pending], write_one: WriteOne
+    ) -> list[Committed | VersionConflictError]:
+        """SQLite: ``group`` in one transaction, each move by ``write_one``."""
+
+        def work(conn: Connection) -> list[Committed | VersionConflictError]:
+            out: list[Committed | VersionConflictError] = []
+            for pending in group:
+                try:
+                    out.append(write_one(conn, pending.loaded, pending.change))
+                except VersionConflictError as exc:  # nothing of it was written
+                    out.append(exc)
+            return out
+
+        return await self.db.transact(work)
 
 
 def _parameters(group: list[_Pending], now: datetime) -> list[Any]:
