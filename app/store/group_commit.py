@@ -104,7 +104,9 @@ class GroupCommit:
         self.db = db
         self._write_one = write_one
         self._queued: list[_Pending] = []
-        self._scheduled = False
+        # The loop a send is scheduled on, if any: a loop that stopped with one pending (a
+        # process's shutdown, a test's loop) leaves it behind, and the next loop starts afresh.
+        self._scheduled: asyncio.AbstractEventLoop | None = None
         self._writing: set[asyncio.Task[None]] = set()
         # How many commits each statement carried (``benchmarks``, tests).
         self.groups = 0
@@ -123,15 +125,17 @@ class GroupCommit:
             "" if sqlite else dump_json(change.state.to_dict()),
             loop.create_future(),
         )
-        self._queued.append(pending)
-        if not self._scheduled:
-            self._scheduled = True
+        if self._scheduled is not loop:
+            if self._scheduled is not None:  # left behind by a loop that stopped
+                self._queued = [p for p in self._queued if p.done.get_loop() is loop]
+            self._scheduled = loop
             loop.call_soon(self._send)
+        self._queued.append(pending)
         return await pending.done
 
     def _send(self) -> None:
         """Send what is queued as one group (a table's second commit waits for the next)."""
-        self._scheduled = False
+        self._scheduled = None
         group: list[_Pending] = []
         later: list[_Pending] = []
         tables: set[str] = set()
@@ -143,8 +147,8 @@ class GroupCommit:
             tables.add(table_id)
         self._queued = later
         if later:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self._send)
+            self._scheduled = loop = asyncio.get_running_loop()
+            loop.call_soon(self._send)
         if group:
             task = asyncio.create_task(self._write(group))
             self._writing.add(task)

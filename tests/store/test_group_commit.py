@@ -20,6 +20,7 @@ from app.settings import Settings
 from app.store import Database, commits, run_migrations
 from app.store.group_commit import GroupCommit
 from app.table.commands import Actor, Join, Play, Start
+from app.table.model import Change, Committed, Loaded
 from tests.api.conftest import pg_database
 
 
@@ -157,3 +158,38 @@ async def test_a_stale_table_in_a_group_writes_nothing_and_the_others_commit(
             await reader.db.close()
     finally:
         await db.close()
+
+
+def test_a_loop_that_stopped_with_a_group_pending_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A loop that stops between a commit's queueing and its group's send (a shutdown) leaves
+    that send behind: a commit on the next loop is still sent, and the one left is not."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'stopped.db'}"
+
+    async def prepared() -> tuple[Database, Loaded, Change]:
+        db = Database(url)
+        await run_migrations(db)
+        service = _service(db)
+        ((table_id, players),) = await _started(service, 1)
+        loaded = await service.load(table_id)
+        actor, play = await _next_play(service, table_id, players)
+        return db, loaded, service.decide_now(loaded, actor, play)
+
+    first = asyncio.new_event_loop()
+    try:
+        db, loaded, change = first.run_until_complete(prepared())
+        group = GroupCommit(db, commits._commit_plain_sqlite)
+        left = first.create_task(group.commit(loaded, change))
+        first.call_soon(first.stop)  # runs before the group's send, scheduled by the commit
+        first.run_forever()
+        assert not left.done() and group.groups == 0
+        left.cancel()
+    finally:
+        first.close()
+
+    async def again() -> Committed:
+        return await asyncio.wait_for(group.commit(loaded, change), 10)
+
+    written = asyncio.run(again())
+    assert (group.groups, group.commits) == (1, 1)
+    assert written.version == loaded.table.version + 1
+    asyncio.run(db.close())
