@@ -94,7 +94,7 @@ class Ready:
         """``framed`` (``count`` messages, up to seq ``last``) to each socket, the loop given
         back every ``chunk`` sockets; one that no longer takes frames is dropped and handed to
         ``demote`` (its outbox). How many were written straight."""
-        directs = list(self.sockets.values())
+        directs = list(self.sockets.items())
         written = 0
         self.writing = True
         try:
@@ -104,13 +104,12 @@ class Ready:
                     await asyncio.sleep(0)
                     if self.dropped:
                         directs = self._without_dropped(directs, at, last)
-                for direct in directs[at : at + chunk]:
+                for member, direct in directs[at : at + chunk]:
                     if direct.writable and not direct.closing:
                         direct.transport.write(framed)
                         direct.straight += count
                         written += 1
-                    else:  # rare (a paused or closing socket): its member found by a scan
-                        member = next(m for m, d in self.sockets.items() if d is direct)
+                    else:
                         self.drop(member)
                         demote(member)
                 at += chunk
@@ -122,17 +121,19 @@ class Ready:
             self.counter.inc(written * count)
         return written
 
-    def _without_dropped(self, directs: list[Direct], at: int, last: int) -> list[Direct]:
+    def _without_dropped(
+        self, directs: list[tuple[Member, Direct]], at: int, last: int
+    ) -> list[tuple[Member, Direct]]:
         """``directs`` but those whose members left while the loop was given back, from ``at``
         on (those before ``at`` have had the frames up to ``last``)."""
         gone = {id(member.direct) for member in self.dropped}
         rest = directs[at:]
-        waiting = {id(direct) for direct in rest}
+        waiting = {id(direct) for _, direct in rest}
         for member in self.dropped:
             if id(member.direct) not in waiting:
                 member.last = max(member.last, last)
         self.dropped.clear()
-        return directs[:at] + [direct for direct in rest if id(direct) not in gone]
+        return directs[:at] + [pair for pair in rest if id(pair[1]) not in gone]
 
 
 class Batch(NamedTuple):
