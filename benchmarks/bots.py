@@ -11,8 +11,8 @@ each decision is kept apart (its p99.9 and how many searches the wall-time cap c
 
 Matches come in pairs on the same deal seed with the players' seats swapped, so both play
 every deal from both sides (and the dealer alternates with the seat). Like the server, the
-arena holds the engine state and feeds each bot only ``seat_view`` and the events redacted
-for its seat; every answer is checked against ``legal_actions``.
+arena holds the engine state and feeds each bot only ``seat_view`` and the match's events so
+far redacted for its seat; every answer is checked against ``legal_actions``.
 """
 
 from __future__ import annotations
@@ -148,9 +148,7 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
         state, events = apply(state, seat, action)
         for event in events:
             for s in (0, 1):
-                if event.type == "hand_started":
-                    seen[s] = []
-                seen[s].append(event.for_recipient(s))
+                seen[s].append(event.for_recipient(s))  # the match's events, as the server's
             if event.type == "hand_over":
                 _count(tally, event.public, side)
     tally["winner"] = side[state.winner] if state.winner is not None else None
