@@ -90,19 +90,23 @@ ARENA_LEVELS = (*LEVELS, "eaai")
 
 
 def arena_bot(level: str, budget: Budget) -> Bot:
-    """A product level (hard with ``budget``; ``hard:N`` with N playouts), or the baseline."""
+    """A product level (hard with ``budget``; ``hard:N`` with N playouts; ``hard:nomodel`` or
+    ``hard:N:nomodel`` without the opponent model), or the baseline."""
     if level == "eaai":
         return EaaiBot()
-    name, _, playouts = level.partition(":")
-    if playouts:
-        budget = Budget(int(playouts), budget.cap_ms, budget.seed)
-    return get_bot(name, budget)
+    name, *options = level.split(":")
+    for option in options:
+        if option.isdigit():
+            budget = Budget(int(option), budget.cap_ms, budget.seed)
+    return get_bot(name, budget, model="nomodel" not in options)
 
 
 def _level(text: str) -> str:
-    name, _, playouts = text.partition(":")
-    if name not in ARENA_LEVELS or (playouts and (name != "hard" or not playouts.isdigit())):
-        raise argparse.ArgumentTypeError(f"one of {ARENA_LEVELS}, or hard:N")
+    name, *options = text.split(":")
+    if name not in ARENA_LEVELS or (
+        options and (name != "hard" or not all(o.isdigit() or o == "nomodel" for o in options))
+    ):
+        raise argparse.ArgumentTypeError(f"one of {ARENA_LEVELS}, hard:N, hard[:N]:nomodel")
     return text
 
 
