@@ -90,15 +90,15 @@ ARENA_LEVELS = (*LEVELS, "eaai")
 
 
 def arena_bot(level: str, budget: Budget) -> Bot:
-    """A product level (hard with ``budget``; ``hard:N`` with N playouts; ``hard:nomodel`` or
-    ``hard:N:nomodel`` without the opponent model), or the baseline."""
+    """A product level (hard with ``budget``; ``hard:N`` with N playouts; ``hard:model`` or
+    ``hard:N:model`` with the opponent model, ``hard:nomodel`` without), or the baseline."""
     if level == "eaai":
         return EaaiBot()
     name, *options = level.split(":")
     for option in options:
         if option.isdigit():
             budget = Budget(int(option), budget.cap_ms, budget.seed)
-    return get_bot(name, budget, model="nomodel" not in options)
+    return get_bot(name, budget, model="model" in options)
 
 
 def _level(text: str) -> str:

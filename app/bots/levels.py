@@ -230,9 +230,10 @@ class HardBot(MediumBot):
     Those judgements rank the candidates; then, when there is a real choice (the upcard or a
     pass; the discard pile or the stock; its best few discards; a knock or playing on), it
     searches them by match value over samples of the hidden cards (``app.bots.search``)
-    within its ``budget``. With ``model`` (the product's choice) it reads the opponent's habits
-    from the match's earlier hands (``app.bots.opponent``: how readily it knocks, whether it
-    takes discards only to meld them), and its sampled opponent hands and playouts follow them.
+    within its ``budget``. With ``model`` (off in the product: docs/bots.md) it reads the
+    opponent's habits from the match's earlier hands (``app.bots.opponent``: how readily it
+    knocks, whether it takes discards only to meld them), and its sampled opponent hands and
+    playouts follow them.
     """
 
     level = "hard"
@@ -246,7 +247,7 @@ class HardBot(MediumBot):
     # Discards the search weighs (the heuristic's best ones).
     discard_candidates = 3
 
-    def __init__(self, budget: Budget | None = None, *, model: bool = True) -> None:
+    def __init__(self, budget: Budget | None = None, *, model: bool = False) -> None:
         self.budget = budget or Budget()
         self.model = model  # read the opponent's habits from the match (app.bots.opponent)
         self.last: Outcome | None = None
@@ -388,7 +389,7 @@ _LEVELS: dict[str, type[Bot]] = {
 LEVELS = tuple(_LEVELS)
 
 
-def get_bot(level: str, budget: Budget | None = None, *, model: bool = True) -> Bot:
+def get_bot(level: str, budget: Budget | None = None, *, model: bool = False) -> Bot:
     """The bot for ``level``: easy, medium, hard or random; ``budget`` is hard's search budget
     (``Budget()`` when None), ``model`` whether hard reads the opponent's habits."""
     try:

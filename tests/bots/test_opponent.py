@@ -182,14 +182,14 @@ def test_the_same_view_and_match_events_give_the_same_move() -> None:
     assert sum(e["type"] == "hand_over" for e in seen) == 2
     habits = read(seen, 0)
     assert habits.hands == 2
-    first = get_bot("hard", SMALL).choose(view, seen)
-    again = get_bot("hard", SMALL).choose(view, [dict(e) for e in seen])
+    first = get_bot("hard", SMALL, model=True).choose(view, seen)
+    again = get_bot("hard", SMALL, model=True).choose(view, [dict(e) for e in seen])
     assert first == again
-    bot = get_bot("hard", SMALL)
+    bot = get_bot("hard", SMALL, model=True)
     assert isinstance(bot, HardBot)
     bot.choose(view, seen)
     assert bot.habits == habits
-    blind = get_bot("hard", SMALL, model=False)
+    blind = get_bot("hard", SMALL)  # the product's hard: without the model
     assert isinstance(blind, HardBot)
     blind.choose(view, seen)
     assert blind.habits is None
