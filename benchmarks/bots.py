@@ -11,8 +11,8 @@ each decision is kept apart (its p99.9 and how many searches the wall-time cap c
 
 Matches come in pairs on the same deal seed with the players' seats swapped, so both play
 every deal from both sides (and the dealer alternates with the seat). Like the server, the
-arena holds the engine state and feeds each bot only ``seat_view`` and the events redacted
-for its seat; every answer is checked against ``legal_actions``.
+arena holds the engine state and feeds each bot only ``seat_view`` and the match's events so
+far redacted for its seat; every answer is checked against ``legal_actions``.
 """
 
 from __future__ import annotations
@@ -90,19 +90,23 @@ ARENA_LEVELS = (*LEVELS, "eaai")
 
 
 def arena_bot(level: str, budget: Budget) -> Bot:
-    """A product level (hard with ``budget``; ``hard:N`` with N playouts), or the baseline."""
+    """A product level (hard with ``budget``; ``hard:N`` with N playouts; ``hard:model`` or
+    ``hard:N:model`` with the opponent model, ``hard:nomodel`` without), or the baseline."""
     if level == "eaai":
         return EaaiBot()
-    name, _, playouts = level.partition(":")
-    if playouts:
-        budget = Budget(int(playouts), budget.cap_ms, budget.seed)
-    return get_bot(name, budget)
+    name, *options = level.split(":")
+    for option in options:
+        if option.isdigit():
+            budget = Budget(int(option), budget.cap_ms, budget.seed)
+    return get_bot(name, budget, model="model" in options)
 
 
 def _level(text: str) -> str:
-    name, _, playouts = text.partition(":")
-    if name not in ARENA_LEVELS or (playouts and (name != "hard" or not playouts.isdigit())):
-        raise argparse.ArgumentTypeError(f"one of {ARENA_LEVELS}, or hard:N")
+    name, *options = text.split(":")
+    if name not in ARENA_LEVELS or (
+        options and (name != "hard" or not all(o.isdigit() or o == "nomodel" for o in options))
+    ):
+        raise argparse.ArgumentTypeError(f"one of {ARENA_LEVELS}, hard:N, hard[:N]:nomodel")
     return text
 
 
@@ -148,9 +152,7 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
         state, events = apply(state, seat, action)
         for event in events:
             for s in (0, 1):
-                if event.type == "hand_started":
-                    seen[s] = []
-                seen[s].append(event.for_recipient(s))
+                seen[s].append(event.for_recipient(s))  # the match's events, as the server's
             if event.type == "hand_over":
                 _count(tally, event.public, side)
     tally["winner"] = side[state.winner] if state.winner is not None else None

@@ -17,9 +17,11 @@ class Bot(Protocol):
     """A player that sees exactly what its seat's API client sees.
 
     ``view`` is ``seat_view(state, seat)`` as JSON; ``events`` are the events this seat has
-    received (``Event.for_recipient(seat)``), at least those of the current hand. The answer
-    is an action as a client sends it, e.g. ``{"kind": "discard", "card": "7H"}``; it is always
-    in the view's legal actions. Raises NoMoveError when the seat has no move but to resign.
+    received (``Event.for_recipient(seat)``): the server, the bot kit and the arena give those of
+    the current match so far (every hand; hard reads the opponent's habits from the past ones);
+    a bot must do with as few as the current hand's. The answer is an action as a client sends
+    it, e.g. ``{"kind": "discard", "card": "7H"}``; it is always in the view's legal actions.
+    Raises NoMoveError when the seat has no move but to resign.
     """
 
     level: str

@@ -4,9 +4,9 @@ the line protocol on stdin and stdout, one JSON object a line.
     python -m app.bots.engine --level hard
 
 It answers ``hello`` with ``ready``, each ``turn`` (``view``: the seat's table view, with
-``events``, the seat's events of the current hand) with the level's ``action`` (``kind`` null:
-nothing to do), and exits on
-``quit`` or at the end of its input.
+``events``, the seat's events of the current match, which hard reads its opponent from) with
+the level's ``action`` (``kind`` null: nothing to do), and exits on ``quit`` or at the end of its
+input.
 """
 
 from __future__ import annotations

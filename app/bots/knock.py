@@ -5,7 +5,10 @@ from the unseen ones. A sample draws those unknown cards, weighted by the chance
 model gives each card of being held, together with as many extra cards as the opponent has
 drawn from the stock, and keeps the best of them by shedding the costliest deadwood card one
 at a time: the opponent has been choosing what to keep all hand long, so its hand is closer
-to melds than a random deal. Each sample is then settled with the server's own settlement
+to melds than a random deal. With the opponent model (``app.bots.opponent``) a sample that
+contradicts the opponent's habits (an eager knocker that did not knock holding a knock; a
+player that takes only to meld holding a meld for a card it refused) is drawn again, with the
+model's probability. Each sample is then settled with the server's own settlement
 (layoffs chosen exactly), giving the undercut chance and the expected points of a knock now.
 """
 
@@ -17,6 +20,7 @@ from typing import NamedTuple
 
 from app.bots.evaluate import bits, costliest
 from app.bots.knowledge import Knowledge
+from app.bots.opponent import RETRIES, Habits
 from app.engine.melds import arrange
 from app.engine.settlement import settle
 
@@ -30,9 +34,24 @@ class KnockRisk(NamedTuple):
 
 
 def sample_opponent(
-    k: Knowledge, chance: Mapping[int, float], extra: int, rng: random.Random
+    k: Knowledge,
+    chance: Mapping[int, float],
+    extra: int,
+    rng: random.Random,
+    habits: Habits | None = None,
 ) -> int:
-    """One plausible opponent hand: its known cards plus unknown ones drawn by ``chance``."""
+    """One plausible opponent hand: its known cards plus unknown ones drawn by ``chance``;
+    with ``habits`` (``app.bots.opponent``), drawn again while it contradicts them."""
+    hand = _draw(k, chance, extra, rng)
+    if habits is not None:
+        for _ in range(RETRIES):
+            if habits.allows(k, hand, rng):
+                break
+            hand = _draw(k, chance, extra, rng)
+    return hand
+
+
+def _draw(k: Knowledge, chance: Mapping[int, float], extra: int, rng: random.Random) -> int:
     need = k.opp_unknown_count
     pool = [u for u in bits(k.unseen) if chance.get(u, 0.0) > 0.0]
     take = min(len(pool), need + max(0, extra))
@@ -56,13 +75,14 @@ def knock_risk(
     *,
     samples: int,
     extra: int,
+    habits: Habits | None = None,
 ) -> KnockRisk:
     """Undercut chance and expected points of knocking with the 10 cards ``knock_hand``."""
     rng = random.Random(knock_hand * 131 + k.stock_size * 7 + k.opp_known)
     undercut = 0
     total = 0.0
     for _ in range(samples):
-        opp = sample_opponent(k, chance, extra, rng) & ~knock_hand
+        opp = sample_opponent(k, chance, extra, rng, habits) & ~knock_hand
         s = settle(
             knock_hand,
             opp,

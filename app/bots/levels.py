@@ -29,6 +29,8 @@ from app.bots.evaluate import (
 )
 from app.bots.knock import knock_risk
 from app.bots.knowledge import Knowledge, build
+from app.bots.opponent import Habits
+from app.bots.opponent import read as read_habits
 from app.bots.search import Budget, Move, Outcome, search
 from app.engine.cards import POINTS, RANKS, SUITS, parse_card
 from app.engine.melds import arrange, deadwood, discards_within
@@ -205,8 +207,13 @@ class MediumBot(_Player):
             self.holding(k),
             samples=self.risk_samples,
             extra=int(k.opp_draws * self.extra_per_draw),
+            habits=self.opponent_habits(),
         )
         return risk.undercut
+
+    def opponent_habits(self) -> Habits | None:
+        """The opponent model of this decision (medium has none)."""
+        return None
 
 
 class HardBot(MediumBot):
@@ -223,7 +230,10 @@ class HardBot(MediumBot):
     Those judgements rank the candidates; then, when there is a real choice (the upcard or a
     pass; the discard pile or the stock; its best few discards; a knock or playing on), it
     searches them by match value over samples of the hidden cards (``app.bots.search``)
-    within its ``budget``.
+    within its ``budget``. With ``model`` (off in the product: docs/bots.md) it reads the
+    opponent's habits from the match's earlier hands (``app.bots.opponent``: how readily it
+    knocks, whether it takes discards only to meld them), and its sampled opponent hands and
+    playouts follow them.
     """
 
     level = "hard"
@@ -237,12 +247,15 @@ class HardBot(MediumBot):
     # Discards the search weighs (the heuristic's best ones).
     discard_candidates = 3
 
-    def __init__(self, budget: Budget | None = None) -> None:
+    def __init__(self, budget: Budget | None = None, *, model: bool = False) -> None:
         self.budget = budget or Budget()
+        self.model = model  # read the opponent's habits from the match (app.bots.opponent)
         self.last: Outcome | None = None
+        self.habits: Habits | None = None  # this decision's reading, made afresh each call
 
     def choose(self, view: View, events: Events) -> dict[str, Any]:
         started = time.perf_counter()  # the cap covers the judgements too
+        self.habits = read_habits(events, int(view["you"])) if self.model else None
         actions = set(view["legal"]["actions"])
         if actions & {"next_hand", "big_gin"} or self.budget.playouts <= 0:
             return super().choose(view, events)
@@ -269,6 +282,7 @@ class HardBot(MediumBot):
                 started=started,
                 wait=self.gin_wait,
                 wait_turns=self.gin_wait_turns,
+                habits=self.habits,
             )
             kind, card = self.last.move
         else:
@@ -316,6 +330,9 @@ class HardBot(MediumBot):
         for c in bits(k.opp_known):
             chance[c] = 1.0
         return chance
+
+    def opponent_habits(self) -> Habits | None:
+        return self.habits
 
     def outlook(self, k: Knowledge) -> Outlook:
         held = self.holding(k)
@@ -372,11 +389,11 @@ _LEVELS: dict[str, type[Bot]] = {
 LEVELS = tuple(_LEVELS)
 
 
-def get_bot(level: str, budget: Budget | None = None) -> Bot:
+def get_bot(level: str, budget: Budget | None = None, *, model: bool = False) -> Bot:
     """The bot for ``level``: easy, medium, hard or random; ``budget`` is hard's search budget
-    (``Budget()`` when None)."""
+    (``Budget()`` when None), ``model`` whether hard reads the opponent's habits."""
     try:
         cls = _LEVELS[level]
     except KeyError:
         raise ValueError(f"unknown bot level {level!r}; one of {list(LEVELS)}") from None
-    return HardBot(budget) if cls is HardBot else cls()
+    return HardBot(budget, model=model) if cls is HardBot else cls()

@@ -3,10 +3,12 @@
 A decision with real alternatives (take the upcard or pass; draw the discard or the stock;
 which card to discard; knock now or play on) is searched. Each *sample* deals the hidden cards
 one way consistent with everything public: the opponent's hand drawn from hard's model of it
-(``HardBot.holding``, ``knock.sample_opponent``) and the rest, shuffled, as the stock. Every
+(``HardBot.holding``, ``knock.sample_opponent``, and the opponent model's habits,
+``app.bots.opponent``) and the rest, shuffled, as the stock. Every
 candidate is played out on that same sample (common random numbers: the candidates differ by
 their move, not their luck) by a fast policy for both seats (the searching seat waiting for gin
-as hard does, see ``Hand``), and the hand's result is valued by the chance of winning the match
+as hard does, see ``Hand``, and the opponent too on the share of samples the model says it
+waits), and the hand's result is valued by the chance of winning the match
 from the scores it leaves (``win_chance``): 20 points at 95-90 are worth more than at 0-0. The
 heuristic ranks the candidates; another candidate replaces its first choice only when its gain
 over it, paired sample by sample, is clear of the noise.
@@ -33,6 +35,7 @@ from typing import Any, TypedDict
 from app.bots.evaluate import bits, costliest, meld_draws
 from app.bots.knock import sample_opponent
 from app.bots.knowledge import Knowledge
+from app.bots.opponent import Habits
 from app.engine.cards import POINTS, SPREAD
 from app.engine.melds import arrange, deadwood, points
 from app.engine.settlement import settle
@@ -142,10 +145,14 @@ class World:
 
 
 def sample_world(
-    k: Knowledge, chance: Mapping[int, float], extra: int, rng: random.Random
+    k: Knowledge,
+    chance: Mapping[int, float],
+    extra: int,
+    rng: random.Random,
+    habits: Habits | None = None,
 ) -> World:
     """Hidden cards dealt one way consistent with ``k``: the opponent's hand, then the stock."""
-    opp = sample_opponent(k, chance, extra, rng)
+    opp = sample_opponent(k, chance, extra, rng, habits)
     stock = list(bits(k.unseen & ~opp))
     rng.shuffle(stock)
     return World([k.hand, opp], stock, list(k.discard_pile))
@@ -165,12 +172,15 @@ class Hand:
     # At the upcard offer: whether a pass offers the upcard to the opponent (the searching
     # seat is offered it first) rather than sending the non-dealer to the stock.
     offer_next: bool = False
+    # Whether the opponent (seat 1) waits for gin as the searching seat does (the samples
+    # where the opponent model, ``app.bots.opponent``, has it wait).
+    opp_waits: bool = False
 
     def knocks(self, turn: int, after: int, stock: int) -> bool:
         """Whether ``turn`` knocks with ``after`` deadwood and ``stock`` cards in the stock."""
         if after > self.knock_limit:
             return False
-        if turn or not 0 < after <= self.wait:
+        if (turn and not self.opp_waits) or not 0 < after <= self.wait:
             return True
         return (stock - self.dead_hand_at) // 2 <= self.wait_turns
 
@@ -351,17 +361,22 @@ def search(
     started: float | None = None,
     wait: int = 0,
     wait_turns: int = 0,
+    habits: Habits | None = None,
 ) -> Outcome:
     """The candidate (listed best first by the heuristic) with the best match value over
     samples of the hidden cards, within ``budget`` (see the module doc); the wall-time cap
     counts from ``started`` (``time.perf_counter()``; default: now); ``wait`` and ``wait_turns``:
-    how the searching seat waits for gin in its playouts (see ``Hand``)."""
+    how the searching seat waits for gin in its playouts (see ``Hand``); ``habits``: the opponent
+    model, which shapes the sampled hands and has the opponent wait for gin on its share of the
+    samples (None: the opponent knocks at once, and hands are sampled by ``chance`` alone)."""
     start = time.perf_counter() if started is None else started
     rng = random.Random(_seed(view, events, budget.seed))
     terms = Terms.of(view)
     top = k.top
     offer_next = "pass" in k.actions and top is not None and not k.opp_refused >> top & 1
     hand = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns, offer_next)
+    waiting = Hand(k.knock_limit, k.dead_hand_at, k.big_gin, wait, wait_turns, offer_next, True)
+    waits = 0.0 if habits is None else habits.waits
     totals = dict.fromkeys(candidates, 0.0)
     # Per candidate, the sum and sum of squares of its value minus the heuristic choice's on
     # the same sample: the evidence needed to overrule the heuristic.
@@ -376,11 +391,12 @@ def search(
         if (time.perf_counter() - start) * 1000 > budget.cap_ms:
             cut = True
             break
-        world = sample_world(k, chance, extra, rng)
+        world = sample_world(k, chance, extra, rng, habits)
+        rules = waiting if waits and rng.random() < waits else hand
         first = 0.0
         for i, move in enumerate(candidates):
             copy = World(list(world.hands), list(world.stock), list(world.pile))
-            value = evaluate(move, copy, hand, terms)
+            value = evaluate(move, copy, rules, terms)
             totals[move] += value
             if i == 0:
                 first = value

@@ -26,8 +26,8 @@ Every change to a table, whatever its source (HTTP route, WebSocket message, bot
 Other entry points for transport code: ``authenticate(token) -> Actor``, ``load(table_id) ->
 Loaded`` (state plus ``loaded.table.version`` / ``last_seq``), ``table_view(table_id, actor)``,
 ``events_since(table_id, since, seat)`` (redacted, each with its ``seq``), ``log_since(table_id,
-since, limit)`` (the same log unredacted, as ``StoredEvent``), ``hand_events(loaded, seat)`` (the
-current hand's events, redacted); ``app.table.views.event_for(stored, seat)`` redacts one.
+since, limit)`` (the same log unredacted, as ``StoredEvent``), ``match_events(loaded, seat)`` (the
+current match's events, redacted); ``app.table.views.event_for(stored, seat)`` redacts one.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from app.engine.views import arranged_hand
 from app.errors import ConflictError, NotFoundError
 from app.service import ratings
 from app.store import Database, tables
-from app.store.log import events_since, finished_matches, hand_events, hand_rows
+from app.store.log import events_since, finished_matches, hand_rows, match_events
 from app.store.models import EventRow
 from app.table import clock as clocks
 from app.table import views
@@ -162,15 +162,14 @@ class TableQueries:
             views.event_for(stored, seat) for stored in await self.log_since(table_id, since, limit)
         ]
 
-    async def hand_events(self, loaded: Loaded, seat: int) -> list[dict[str, Any]]:
-        """The events of the current hand of ``loaded`` so far, each redacted for ``seat``."""
-        state = loaded.state
-        if state is None:
+    async def match_events(self, loaded: Loaded, seat: int) -> list[dict[str, Any]]:
+        """The events of the current match of ``loaded`` so far (all its hands), each redacted
+        for ``seat``: what a bot of that seat has seen (``app.bots.base.Bot``)."""
+        if loaded.state is None:
             return []
         table = loaded.table
         async with self.db.read() as session:
-            number = state.hand.number
-            stored = await hand_events(session, table.id, table.match_number, number)
+            stored = await match_events(session, table.id, table.match_number)
         return [views.event_for(s, seat) for s in stored]
 
     async def log_since(

@@ -40,6 +40,13 @@ async def hand_events(
     return [_stored(r) for r in await hand_rows(session, table_id, match, hand)]
 
 
+async def match_events(session: AsyncSession, table_id: str, match: int) -> list[StoredEvent]:
+    """The logged events of one match so far (every hand), oldest first."""
+    query = select(EventRow).where(EventRow.table_id == table_id, EventRow.match_number == match)
+    rows = (await session.execute(query.order_by(EventRow.seq))).scalars().all()
+    return [_stored(r) for r in rows]
+
+
 async def hand_rows(
     session: AsyncSession, table_id: str, match: int, hand: int
 ) -> Sequence[EventRow]:

@@ -1,10 +1,10 @@
 """The bot runner: plays the bot seats of the tables through the one command pipeline.
 
 A bot sees exactly what its seat's API client sees: the table view ``TableService.render``
-gives its seat and the current hand's events redacted for that seat. It answers with one action
-that goes through ``TableService.submit`` as ``Actor.bot(seat, level)``, pinned with
-``expected_version`` to the version it decided on: a move decided on a table that changed
-meanwhile is refused as stale, dropped, and the bot looks again.
+gives its seat and the current match's events (every hand so far) redacted for that seat. It
+answers with one action that goes through ``TableService.submit`` as ``Actor.bot(seat,
+level)``, pinned with ``expected_version`` to the version it decided on: a move decided on a
+table that changed meanwhile is refused as stale, dropped, and the bot looks again.
 
 When a bot may act (its turn, in the view's legal actions) it first pauses like a person
 (``bot_draw_delay`` before drawing or taking the upcard, ``bot_discard_delay`` before discarding
@@ -194,7 +194,7 @@ class BotRunner:
     ) -> None:
         """Pause while deciding on ``loaded``; submit pinned to its version; drop a stale move."""
         seat = view["you"]
-        events = await self.service.hand_events(loaded, seat)
+        events = await self.service.match_events(loaded, seat)
         # The bot thinks during its pause, in a worker process (app.service.workers.bot_pool).
         _, action = await asyncio.gather(
             asyncio.sleep(self.discard_delay if "discard" in actions else self.draw_delay),

@@ -136,5 +136,5 @@ class DeadlineRunner:
         view = self.service.render(loaded, person)["game"]
         if not set(view["legal"]["actions"]) - NOT_FOR_BOTS:
             return None
-        events = await self.service.hand_events(loaded, seat)
+        events = await self.service.match_events(loaded, seat)
         return Action.from_dict(get_bot(level).choose(view, events))

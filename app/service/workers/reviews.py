@@ -149,7 +149,7 @@ class Reviews:
                 "review_queue_full", "LUNA is busy with other hints and reviews; ask again shortly",
                 retry_after=1.0,
             )  # fmt: skip
-        events = await self.queries.hand_events(loaded, seat)
+        events = await self.queries.match_events(loaded, seat)
         budget = self.pool.budget_now()
         move = await self.pool.choose("hard", view, events)
         answer = {

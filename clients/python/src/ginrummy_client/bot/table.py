@@ -1,6 +1,6 @@
 """One seat played by an engine: the table's socket says when, the REST API what and how.
 
-It keeps the current hand's events the socket brings (after a ``view``, on connect or a resync,
+It keeps the current match's events the socket brings (after a ``view``, on connect or a resync,
 it reads them from ``GET /v1/tables/{id}/events``). Whenever a message may mean it has
 something to do (``your_turn``, an opponent joining, a hand or match starting or ending, a
 heartbeat, the first message after a reconnect) it fetches its view and, while that view has a
@@ -77,8 +77,9 @@ class TablePlayer:
         return self.results
 
     def keep(self, event: JSON) -> None:
-        """Keep the events of the current hand (an engine needs no more)."""
-        if event["type"] == "hand_started":
+        """Keep the events of the current match (every hand: an engine may read its opponent's
+        habits from the earlier ones; the current hand's are those from its ``hand_started``)."""
+        if event["type"] == "match_started":
             self.events = []
         self.events.append(event)
 
