@@ -33,13 +33,6 @@ def _stored(row: EventRow) -> StoredEvent:
     )
 
 
-async def hand_events(
-    session: AsyncSession, table_id: str, match: int, hand: int
-) -> list[StoredEvent]:
-    """The logged events of one hand so far, oldest first."""
-    return [_stored(r) for r in await hand_rows(session, table_id, match, hand)]
-
-
 async def match_events(session: AsyncSession, table_id: str, match: int) -> list[StoredEvent]:
     """The logged events of one match so far (every hand), oldest first."""
     query = select(EventRow).where(EventRow.table_id == table_id, EventRow.match_number == match)
