@@ -25,6 +25,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable, Mapping
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,12 @@ from app.bots import LEVELS, Bot, NoMoveError, get_bot
 from app.bots.base import Events, View
 from app.bots.evaluate import meld_draws
 from app.bots.levels import HardBot
+from app.bots.network import GUIDES
 from app.bots.search import Budget
 from app.engine import Action, apply, legal_actions, make_ruleset, new_match, parse_card
 from app.engine.cards import code
 from app.engine.melds import deadwood
-from app.engine.state import OVER, PLAYING
+from app.engine.state import OVER, PLAYING, Event, MatchState
 from app.engine.views import seat_view
 
 SIDES = ("a", "b")
@@ -90,20 +92,59 @@ ARENA_LEVELS = (*LEVELS, "eaai")
 
 
 def arena_bot(level: str, budget: Budget) -> Bot:
-    """A product level (hard with ``budget``; ``hard:N`` with N playouts), or the baseline."""
+    """A product level (hard with ``budget``; ``hard:N`` with N playouts; ``hard:N:G`` with
+    the value network's guide G, one of ``GUIDES`` or ``heur`` for none), or the baseline."""
     if level == "eaai":
         return EaaiBot()
-    name, _, playouts = level.partition(":")
+    name, _, rest = level.partition(":")
+    playouts, _, guide = rest.partition(":")
     if playouts:
         budget = Budget(int(playouts), budget.cap_ms, budget.seed)
+    if guide:
+        return HardBot(budget, "" if guide == "heur" else guide)
     return get_bot(name, budget)
 
 
 def _level(text: str) -> str:
-    name, _, playouts = text.partition(":")
-    if name not in ARENA_LEVELS or (playouts and (name != "hard" or not playouts.isdigit())):
-        raise argparse.ArgumentTypeError(f"one of {ARENA_LEVELS}, or hard:N")
+    name, _, rest = text.partition(":")
+    playouts, _, guide = rest.partition(":")
+    bad = rest and (name != "hard" or not playouts.isdigit())
+    if name not in ARENA_LEVELS or bad or (guide and guide not in (*GUIDES[1:], "heur")):
+        raise argparse.ArgumentTypeError(
+            f"one of {ARENA_LEVELS}, or hard:N, or hard:N:net|mix|heur"
+        )
     return text
+
+
+# A seat's answer to its view and its events; called after each move with the mover, the new
+# state, the move's events and every seat's events so far (of the current hand).
+Decide = Callable[[int, View, Events], dict[str, Any]]
+Moved = Callable[[int, MatchState, list[Event], Mapping[int, list[dict[str, Any]]]], None]
+
+
+def drive(preset: str, seed: str, first: int, decide: Decide, moved: Moved) -> MatchState:
+    """One match as the server plays it: the engine holds the state and each seat sees only
+    ``seat_view`` and its redacted events; every answer is checked against ``legal_actions``.
+    ``first`` deals the next hand when one is over. Returns the final state."""
+    state, events = new_match(make_ruleset(preset), seed)
+    seen: dict[int, list[dict[str, Any]]] = {
+        s: [e.for_recipient(s) for e in events] for s in (0, 1)
+    }
+    while state.status == PLAYING:
+        seat = first if state.hand.phase == OVER else state.hand.turn
+        view = seat_view(state, seat)
+        move = decide(seat, view, seen[seat])
+        action = Action.from_dict(move)
+        if action not in legal_actions(state, seat):
+            raise AssertionError(f"seat {seat} chose an illegal {move} in {view}")
+        state, events = apply(state, seat, action)
+        for event in events:
+            for s in (0, 1):
+                if event.type == "hand_started":
+                    seen[s] = []
+                seen[s].append(event.for_recipient(s))
+        moved(seat, state, events, seen)
+    return state
 
 
 def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
@@ -111,10 +152,6 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
     level_a, level_b, preset, seed, a_seat, budget = job
     bots = {a_seat: arena_bot(level_a, budget), 1 - a_seat: arena_bot(level_b, budget)}
     side = {a_seat: "a", 1 - a_seat: "b"}
-    state, events = new_match(make_ruleset(preset), seed)
-    seen: dict[int, list[dict[str, Any]]] = {
-        s: [e.for_recipient(s) for e in events] for s in (0, 1)
-    }
     tally: dict[str, Any] = {
         "hands": 0,
         "dead": 0,
@@ -126,14 +163,13 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
         **{f"{k}_{s}": [] for s in SIDES for k in ("ms", "wall")},
         **{f"{k}_{s}": 0 for s in SIDES for k in ("cut", "searched", "overruled")},
     }
-    while state.status == PLAYING:
-        seat = a_seat if state.hand.phase == OVER else state.hand.turn
-        view = seat_view(state, seat)
+
+    def decide(seat: int, view: View, events: Events) -> dict[str, Any]:
         wall, cpu = time.perf_counter(), time.process_time()
-        move = bots[seat].choose(view, seen[seat])
+        bot = bots[seat]
+        move = bot.choose(view, events)
         tally[f"ms_{side[seat]}"].append((time.process_time() - cpu) * 1000)
         tally[f"wall_{side[seat]}"].append((time.perf_counter() - wall) * 1000)
-        bot = bots[seat]
         if isinstance(bot, HardBot) and bot.last is not None:
             tally[f"cut_{side[seat]}"] += bot.last.cut_short
             tally[f"searched_{side[seat]}"] += 1
@@ -142,17 +178,14 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
             tally[f"overruled_{side[seat]}"] += bot.last.move != next(
                 iter(bot.last.values), bot.last.move
             )
-        action = Action.from_dict(move)
-        if action not in legal_actions(state, seat):
-            raise AssertionError(f"{bots[seat].level} chose an illegal {move} in {view}")
-        state, events = apply(state, seat, action)
+        return move
+
+    def moved(seat: int, state: MatchState, events: list[Event], seen: Mapping[int, Any]) -> None:
         for event in events:
-            for s in (0, 1):
-                if event.type == "hand_started":
-                    seen[s] = []
-                seen[s].append(event.for_recipient(s))
             if event.type == "hand_over":
                 _count(tally, event.public, side)
+
+    state = drive(preset, seed, a_seat, decide, moved)
     tally["winner"] = side[state.winner] if state.winner is not None else None
     return tally
 
