@@ -1,0 +1,176 @@
+"""LUNA's value network: its features see only the seat's own information, the numpy
+inference computes the MLP, the committed weights load, and self-play and training run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from app.bots.features import PLANES, WIDTH, Terms, after_discard, expand, features
+from app.bots.knowledge import build
+from app.bots.levels import HardBot
+from app.bots.network import SCALE, WEIGHTS, Network, discard_values, guide_discards, shipped
+from app.engine import Action, MatchState, apply, parse_card
+from app.engine.views import seat_view
+from tests.engine.builders import position
+from training.selfplay import generate, job, record_match
+
+MINE = "2C 5C 9C 3D 7D JD 4H 8H QS KS"
+# Two opponent hands (and so two stocks) seat 0 cannot tell apart.
+HIDDEN = ("AH 2H 3S 4S 5S 9S TS JS QD KD", "AD 6H 7H 7S 8S 6C JH TD QH KD")
+
+
+def _play(state: MatchState, *moves: tuple[int, str, str | None]) -> tuple[MatchState, list[Any]]:
+    seen: list[Any] = []
+    for seat, kind, card in moves:
+        state, events = apply(state, seat, Action.from_dict({"kind": kind, "card": card}))
+        seen += [e.for_recipient(0) for e in events]
+    return state, seen
+
+
+def _to_discard(opp: str) -> tuple[MatchState, list[Any]]:
+    """Seat 0 to discard, after the opponent took the upcard and threw the KD."""
+    state = position(MINE, opp, "6S", stock_top="AS", dealer=1)
+    return _play(
+        state,
+        (0, "pass", None),
+        (1, "take_upcard", None),
+        (1, "discard", "KD"),
+        (0, "draw_stock", None),
+    )
+
+
+def _rows(state: MatchState, seen: list[Any]) -> np.ndarray[Any, Any]:
+    view = seat_view(state, 0)
+    return features([build(view, seen)], Terms.of(view))
+
+
+def test_features_never_depend_on_hidden_cards() -> None:
+    (a, seen_a), (b, seen_b) = _to_discard(HIDDEN[0]), _to_discard(HIDDEN[1])
+    assert a.hand.hands[1] != b.hand.hands[1] and a.hand.stock != b.hand.stock
+    assert np.array_equal(_rows(a, seen_a), _rows(b, seen_b))
+    # The stock in another order: the same again.
+    c = a.copy()
+    c.hand.stock = c.hand.stock[::-1]
+    assert np.array_equal(_rows(a, seen_a), _rows(c, seen_a))
+    # And what the seat does see shows: its own hand.
+    d = a.copy()
+    d.hand.hands[0] ^= 1 << int(parse_card("2C")) | 1 << int(parse_card(HIDDEN[0][:2]))
+    assert not np.array_equal(_rows(a, seen_a), _rows(d, seen_a))
+
+
+def test_a_discard_is_valued_on_the_position_the_next_view_shows() -> None:
+    state, seen = _to_discard(HIDDEN[0])
+    view = seat_view(state, 0)
+    k = build(view, seen)
+    after, more = _play(state, (0, "discard", "KS"))
+    expected = _rows(after, seen + more)
+    got = features([after_discard(k, int(parse_card("KS")))], Terms.of(view))
+    assert got.shape == (1, WIDTH)
+    assert np.array_equal(got, expected)
+
+
+def _reference(net: Network, x: np.ndarray[Any, Any]) -> list[float]:
+    """The MLP computed number by number."""
+    out = []
+    for row in x.tolist():
+        h = row
+        for i, (w, b) in enumerate(zip(net.weights, net.biases, strict=True)):
+            h = [
+                sum(h[r] * float(w[r][c]) for r in range(len(h))) + float(b[c])
+                for c in range(len(b))
+            ]
+            if i < len(net.weights) - 1:
+                h = [max(0.0, v) for v in h]
+        out.append(h[0] * SCALE)
+    return out
+
+
+def test_numpy_inference_is_the_mlp(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    shapes = [(WIDTH, 16), (16, 8), (8, 1)]
+    arrays: dict[str, Any] = {}
+    for i, (n, m) in enumerate(shapes, 1):
+        arrays[f"w{i}"] = rng.normal(0, 0.3, (n, m)).astype(np.float32)
+        arrays[f"b{i}"] = rng.normal(0, 0.3, m).astype(np.float32)
+    path = tmp_path / "net.npz"
+    arrays["meta"] = np.array('{"seed": 3}')
+    np.savez(path, **arrays)
+    net = Network.load(path)
+    assert net.meta == {"seed": 3}
+    x = rng.integers(0, 2, (5, WIDTH)).astype(np.float32)
+    got = net(x)
+    assert got.shape == (5,)
+    assert np.allclose(got, _reference(net, x), rtol=1e-4, atol=1e-3)
+    assert len(set(np.round(got, 3).tolist())) > 1  # the rows are told apart
+
+
+def test_a_network_of_the_wrong_width_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad.npz"
+    np.savez(path, w1=np.zeros((WIDTH - 1, 1), np.float32), b1=np.zeros(1, np.float32))
+    with pytest.raises(ValueError, match="inputs"):
+        Network.load(path)
+
+
+def test_the_committed_network_loads_with_its_record() -> None:
+    net = shipped()
+    assert [w.shape for w in net.weights] == [(WIDTH, 64), (64, 32), (32, 1)]
+    assert [b.shape for b in net.biases] == [(64,), (32,), (1,)]
+    assert net.meta["positions"] > 100_000 and "training.train" in net.meta["command"]
+    assert net.meta["held_out_mse"] < net.meta["constant_mse"]  # it learned something
+    assert WEIGHTS.stat().st_size < 200_000
+
+
+def test_the_guides_reorder_the_judgements_by_the_network() -> None:
+    state, seen = _to_discard(HIDDEN[0])
+    view = seat_view(state, 0)
+    k = build(view, seen)
+    ranked = [int(parse_card(c)) for c in view["legal"]["discards"]]
+    values = discard_values(shipped(), k, view, ranked)
+    by_net = guide_discards("net", k, view, ranked)
+    assert sorted(by_net) == sorted(ranked)
+    assert [values[ranked.index(c)] for c in by_net] == sorted(values, reverse=True)
+    mixed = guide_discards("mix", k, view, ranked)
+    assert mixed[0] == by_net[0]
+    assert mixed[1:] == [c for c in ranked if c != by_net[0]]
+    assert guide_discards("", k, view, ranked) == ranked
+
+
+@pytest.mark.parametrize("guide", ["net", "mix"])
+def test_a_guided_hard_plays_legal_moves(guide: str) -> None:
+    state, seen = _to_discard(HIDDEN[0])
+    view = seat_view(state, 0)
+    move = HardBot(guide=guide).choose(view, seen)
+    assert move["kind"] in view["legal"]["actions"]
+    assert move["card"] in view["legal"]["discards"]
+    with pytest.raises(ValueError, match="guide"):
+        HardBot(guide="oracle")
+
+
+def test_self_play_records_labelled_positions_of_ten_cards() -> None:
+    for i in (0, 4):
+        masks, scalars, labels = record_match(job(1, i))
+        assert len(labels) > 20
+        assert masks.shape == (len(labels), PLANES) and scalars.shape[0] == len(labels)
+        assert {int(m).bit_count() for m in masks[:, 0]} == {10}  # to draw or just discarded
+        assert (labels > 0).any() and (labels < 0).any()
+        # Whose turn: both kinds of position are there.
+        assert set(scalars[:, 0].tolist()) == {0.0, 1.0}
+
+
+def test_training_runs_end_to_end(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    train = pytest.importorskip("training.train")
+    data = generate(seed=5, matches=2, workers=1)
+    net, errors = train.fit(data, seed=5, epochs=1)
+    assert set(errors) == {"held_out_mse", "train_mse", "constant_mse"}
+    path = tmp_path / "net.npz"
+    train.export(net, path, {"positions": len(data[2])})
+    loaded = Network.load(path)
+    x = expand(data[0][:8], data[1][:8])
+    with torch.no_grad():
+        want = net(torch.from_numpy(x))[:, 0].numpy() * SCALE
+    assert np.allclose(loaded(x), want, rtol=1e-4, atol=1e-3)
