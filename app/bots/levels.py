@@ -29,6 +29,7 @@ from app.bots.evaluate import (
 )
 from app.bots.knock import knock_risk
 from app.bots.knowledge import Knowledge, build
+from app.bots.network import GUIDES, guide_discards, wants_top
 from app.bots.search import Budget, Move, Outcome, search
 from app.engine.cards import POINTS, RANKS, SUITS, parse_card
 from app.engine.melds import arrange, deadwood, discards_within
@@ -237,12 +238,27 @@ class HardBot(MediumBot):
     # Discards the search weighs (the heuristic's best ones).
     discard_candidates = 3
 
-    def __init__(self, budget: Budget | None = None) -> None:
+    def __init__(self, budget: Budget | None = None, guide: str = "") -> None:
         self.budget = budget or Budget()
         self.last: Outcome | None = None
+        # How the value network orders the discards (app.bots.network.GUIDES; "": not at all).
+        if guide not in GUIDES:
+            raise ValueError(f"unknown guide {guide!r}; one of {GUIDES}")
+        self.guide = guide
+        self.view: View = {}
+
+    def ranked_discards(self, k: Knowledge, options: list[int]) -> list[int]:
+        ranked = super().ranked_discards(k, options)
+        return guide_discards(self.guide, k, self.view, ranked)
+
+    def wants_top(self, k: Knowledge) -> bool:
+        if self.guide == "net" and k.top is not None:
+            return wants_top(k, self.view)
+        return super().wants_top(k)
 
     def choose(self, view: View, events: Events) -> dict[str, Any]:
         started = time.perf_counter()  # the cap covers the judgements too
+        self.view = view
         actions = set(view["legal"]["actions"])
         if actions & {"next_hand", "big_gin"} or self.budget.playouts <= 0:
             return super().choose(view, events)
