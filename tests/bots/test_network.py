@@ -3,6 +3,7 @@ inference computes the MLP, the committed weights load, and self-play and traini
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,17 @@ import pytest
 from app.bots.features import PLANES, WIDTH, Terms, after_discard, expand, features
 from app.bots.knowledge import build
 from app.bots.levels import HardBot
-from app.bots.network import SCALE, WEIGHTS, Network, discard_values, guide_discards, shipped
+from app.bots.network import (
+    CHOICES,
+    MARGIN,
+    SCALE,
+    WEIGHTS,
+    Network,
+    discard_values,
+    draw_values,
+    guide_discards,
+    shipped,
+)
 from app.engine import Action, MatchState, apply, parse_card
 from app.engine.views import seat_view
 from tests.engine.builders import position
@@ -124,19 +135,40 @@ def test_the_committed_network_loads_with_its_record() -> None:
     assert WEIGHTS.stat().st_size < 200_000
 
 
-def test_the_guides_reorder_the_judgements_by_the_network() -> None:
+def test_the_guides_reorder_only_the_judgements_best_discards() -> None:
     state, seen = _to_discard(HIDDEN[0])
     view = seat_view(state, 0)
     k = build(view, seen)
     ranked = [int(parse_card(c)) for c in view["legal"]["discards"]]
-    values = discard_values(shipped(), k, view, ranked)
+    head = ranked[:CHOICES]
+    values = discard_values(shipped(), k, view, head)
     by_net = guide_discards("net", k, view, ranked)
-    assert sorted(by_net) == sorted(ranked)
-    assert [values[ranked.index(c)] for c in by_net] == sorted(values, reverse=True)
+    assert by_net[CHOICES:] == ranked[CHOICES:]  # the rest as the judgements had them
+    assert [values[head.index(c)] for c in by_net[:CHOICES]] == sorted(values, reverse=True)
     mixed = guide_discards("mix", k, view, ranked)
-    assert mixed[0] == by_net[0]
-    assert mixed[1:] == [c for c in ranked if c != by_net[0]]
+    best = by_net[0]
+    if values[head.index(best)] >= values[0] + MARGIN:
+        assert mixed == [best, *(c for c in ranked if c != best)]
+    else:
+        assert mixed == ranked
     assert guide_discards("", k, view, ranked) == ranked
+
+
+def test_the_draw_is_judged_on_the_card_taken_and_the_stock_averaged() -> None:
+    state, seen = _to_discard(HIDDEN[0])
+    state, more = _play(state, (0, "discard", "KS"), (1, "draw_stock", None), (1, "discard", "QD"))
+    view = seat_view(state, 0)
+    k = build(view, seen + more)
+    assert k.top == int(parse_card("QD"))
+    take, stock = draw_values(shipped(), k, view)
+    # Taking the queen of diamonds (beside the jack) and shedding the costliest deadwood
+    # card, the king of spades being gone: the queen of spades.
+    taken = dataclasses.replace(
+        k, hand=k.hand | 1 << k.top, discard_pile=k.discard_pile[:-1], my_draws=k.my_draws + 1
+    )
+    rows = features([after_discard(taken, int(parse_card("QS")))], Terms.of(view))
+    assert take == pytest.approx(float(shipped()(rows)[0]), abs=1e-4)
+    assert take != pytest.approx(stock)
 
 
 @pytest.mark.parametrize("guide", ["net", "mix"])
