@@ -33,16 +33,17 @@ from benchmarks.bots import arena_bot, drive
 
 LEVELS = ("easy", "medium", "hard:0")
 PRESETS = ("standard", "reino", "cardems")
-PAIRS = tuple(itertools.combinations_with_replacement(LEVELS, 2))
 _DRAWS = frozenset({"take_upcard", "draw_stock"})
 
 Positions = tuple[Masks, Matrix, np.ndarray[Any, np.dtype[np.float32]]]
 
 
-def job(seed: int, i: int) -> tuple[str, str, str, str, int]:
-    """The ``i``-th match of a run: its two levels, preset, deal seed and a's seat."""
-    a, b = PAIRS[i % len(PAIRS)]
-    preset = PRESETS[(i // len(PAIRS)) % len(PRESETS)]
+def job(seed: int, i: int, levels: tuple[str, ...] = LEVELS) -> tuple[str, str, str, str, int]:
+    """The ``i``-th match of a run: its two levels (every pairing of ``levels`` in turn),
+    preset, deal seed and a's seat."""
+    pairs = tuple(itertools.combinations_with_replacement(levels, 2))
+    a, b = pairs[i % len(pairs)]
+    preset = PRESETS[(i // len(pairs)) % len(PRESETS)]
     return a, b, preset, f"selfplay-{seed}-{i}", i % 2
 
 
@@ -91,9 +92,9 @@ def record_match(spec: tuple[str, str, str, str, int]) -> Positions:
     return np.concatenate(masks), np.concatenate(scalars), np.array(labels, dtype=np.float32)
 
 
-def generate(seed: int, matches: int, workers: int) -> Positions:
+def generate(seed: int, matches: int, workers: int, levels: tuple[str, ...] = LEVELS) -> Positions:
     """Positions of ``matches`` self-play matches, over ``workers`` processes."""
-    specs = [job(seed, i) for i in range(matches)]
+    specs = [job(seed, i, levels) for i in range(matches)]
     with Pool(max(1, workers)) as pool:
         parts = pool.map(record_match, specs, chunksize=4)
     return (
@@ -118,9 +119,10 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--matches", type=int, default=600)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--levels", default=",".join(LEVELS), help="the levels paired")
     p.add_argument("--out", type=Path, default=Path("training/data/selfplay.npz"))
     args = p.parse_args()
-    data = generate(args.seed, args.matches, args.workers)
+    data = generate(args.seed, args.matches, args.workers, tuple(args.levels.split(",")))
     save(args.out, data)
     print(f"{len(data[2])} positions from {args.matches} matches -> {args.out}")
 

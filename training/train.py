@@ -26,7 +26,7 @@ from torch import nn
 
 from app.bots.features import WIDTH, expand
 from app.bots.network import SCALE, WEIGHTS
-from training.selfplay import Positions, generate, load, save
+from training.selfplay import LEVELS, Positions, generate, load, save
 
 HIDDEN = (64, 32)
 
@@ -98,6 +98,7 @@ def main() -> None:
     p.add_argument("--matches", type=int, default=6000)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--levels", default=",".join(LEVELS), help="the levels paired")
     p.add_argument("--data", type=Path, help="positions saved before (skips the self-play)")
     p.add_argument("--out", type=Path, default=WEIGHTS)
     args = p.parse_args()
@@ -105,14 +106,17 @@ def main() -> None:
     if args.data:
         data = load(args.data)
     else:
-        data = generate(args.seed, args.matches, args.workers)
-        save(Path(f"training/data/selfplay-{args.seed}-{args.matches}.npz"), data)
+        levels = tuple(args.levels.split(","))
+        data = generate(args.seed, args.matches, args.workers, levels)
+        name = f"selfplay-{args.seed}-{args.matches}-{'-'.join(levels)}.npz".replace(":", "")
+        save(Path("training/data") / name, data)
     played = time.perf_counter() - started
     torch.set_num_threads(max(1, args.workers))
     net, errors = fit(data, seed=args.seed, epochs=args.epochs)
     meta = {
         "command": f"python -m training.train --seed {args.seed} --matches {args.matches}"
-        f" --workers {args.workers} --epochs {args.epochs}",
+        f" --workers {args.workers} --epochs {args.epochs} --levels {args.levels}",
+        "levels": args.levels.split(","),
         "seed": args.seed,
         "matches": args.matches,
         "positions": len(data[2]),

@@ -224,7 +224,8 @@ class HardBot(MediumBot):
     Those judgements rank the candidates; then, when there is a real choice (the upcard or a
     pass; the discard pile or the stock; its best few discards; a knock or playing on), it
     searches them by match value over samples of the hidden cards (``app.bots.search``)
-    within its ``budget``.
+    within its ``budget``. With a ``guide`` the value network (``app.bots.network``) reorders
+    its discards and judges its draws; the product level has none (it measured worse).
     """
 
     level = "hard"

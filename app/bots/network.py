@@ -6,8 +6,10 @@ will bring the seat (negative: the opponent's), from positions where the seat is
 has just discarded. The weights are ``luna_value.npz`` beside this module; the file's
 ``meta`` records the command, seed and data size that made it.
 
-Reproduce the committed weights with ``python -m training.train --seed 1 --matches 6000
---workers 2`` (see docs/bots.md for the data size and the trials).
+The committed weights: ``python -m training.train --seed 1 --matches 2500 --workers 2
+--epochs 4``, 571,675 positions (docs/bots.md, "LUNA's value network"; the trials that
+measured it as hard's guide: docs/history/bots.md). The product hard does not use it: every
+guide tried lost matches (``GUIDES``).
 
 ``discard_values`` values the discards of one position at once (one batch), each on the
 position it leaves: the network's hand points to the seat once the card is down.
