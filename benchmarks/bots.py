@@ -25,6 +25,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable, Mapping
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,12 @@ from app.bots import LEVELS, Bot, NoMoveError, get_bot
 from app.bots.base import Events, View
 from app.bots.evaluate import meld_draws
 from app.bots.levels import HardBot
+from app.bots.network import GUIDES
 from app.bots.search import Budget
 from app.engine import Action, apply, legal_actions, make_ruleset, new_match, parse_card
 from app.engine.cards import code
 from app.engine.melds import deadwood
-from app.engine.state import OVER, PLAYING
+from app.engine.state import OVER, PLAYING, Event, MatchState
 from app.engine.views import seat_view
 
 SIDES = ("a", "b")
@@ -90,24 +92,65 @@ ARENA_LEVELS = (*LEVELS, "eaai")
 
 
 def arena_bot(level: str, budget: Budget) -> Bot:
-    """A product level (hard with ``budget``; ``hard:N`` with N playouts; ``hard:model`` or
-    ``hard:N:model`` with the opponent model, ``hard:nomodel`` without), or the baseline."""
+    """A product level (hard with ``budget``), or the baseline. Hard takes options after
+    colons, in any order: ``N`` playouts; ``model`` (the opponent model) or ``nomodel``;
+    the value network's guide, one of ``GUIDES`` (``net``, ``mix``) or ``heur`` for none."""
     if level == "eaai":
         return EaaiBot()
     name, *options = level.split(":")
+    guide = ""
     for option in options:
         if option.isdigit():
             budget = Budget(int(option), budget.cap_ms, budget.seed)
-    return get_bot(name, budget, model="model" in options)
+        elif option in GUIDES:
+            guide = option
+    if name == "hard":
+        return HardBot(budget, guide, model="model" in options)
+    return get_bot(name, budget)
+
+
+# What may follow ``hard:``, besides a number of playouts.
+HARD_OPTIONS = ("model", "nomodel", "heur", *GUIDES[1:])
 
 
 def _level(text: str) -> str:
     name, *options = text.split(":")
     if name not in ARENA_LEVELS or (
-        options and (name != "hard" or not all(o.isdigit() or o == "nomodel" for o in options))
+        options and (name != "hard" or not all(o.isdigit() or o in HARD_OPTIONS for o in options))
     ):
-        raise argparse.ArgumentTypeError(f"one of {ARENA_LEVELS}, hard:N, hard[:N]:nomodel")
+        raise argparse.ArgumentTypeError(
+            f"one of {ARENA_LEVELS}, or hard with options hard[:N][:model|nomodel][:net|mix|heur]"
+        )
     return text
+
+
+# A seat's answer to its view and its events; called after each move with the mover, the new
+# state, the move's events and every seat's events so far (of the current hand).
+Decide = Callable[[int, View, Events], dict[str, Any]]
+Moved = Callable[[int, MatchState, list[Event], Mapping[int, list[dict[str, Any]]]], None]
+
+
+def drive(preset: str, seed: str, first: int, decide: Decide, moved: Moved) -> MatchState:
+    """One match as the server plays it: the engine holds the state and each seat sees only
+    ``seat_view`` and its redacted events; every answer is checked against ``legal_actions``.
+    ``first`` deals the next hand when one is over. Returns the final state."""
+    state, events = new_match(make_ruleset(preset), seed)
+    seen: dict[int, list[dict[str, Any]]] = {
+        s: [e.for_recipient(s) for e in events] for s in (0, 1)
+    }
+    while state.status == PLAYING:
+        seat = first if state.hand.phase == OVER else state.hand.turn
+        view = seat_view(state, seat)
+        move = decide(seat, view, seen[seat])
+        action = Action.from_dict(move)
+        if action not in legal_actions(state, seat):
+            raise AssertionError(f"seat {seat} chose an illegal {move} in {view}")
+        state, events = apply(state, seat, action)
+        for event in events:
+            for s in (0, 1):
+                seen[s].append(event.for_recipient(s))  # the match's events, as the server's
+        moved(seat, state, events, seen)
+    return state
 
 
 def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
@@ -115,10 +158,6 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
     level_a, level_b, preset, seed, a_seat, budget = job
     bots = {a_seat: arena_bot(level_a, budget), 1 - a_seat: arena_bot(level_b, budget)}
     side = {a_seat: "a", 1 - a_seat: "b"}
-    state, events = new_match(make_ruleset(preset), seed)
-    seen: dict[int, list[dict[str, Any]]] = {
-        s: [e.for_recipient(s) for e in events] for s in (0, 1)
-    }
     tally: dict[str, Any] = {
         "hands": 0,
         "dead": 0,
@@ -130,14 +169,13 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
         **{f"{k}_{s}": [] for s in SIDES for k in ("ms", "wall")},
         **{f"{k}_{s}": 0 for s in SIDES for k in ("cut", "searched", "overruled")},
     }
-    while state.status == PLAYING:
-        seat = a_seat if state.hand.phase == OVER else state.hand.turn
-        view = seat_view(state, seat)
+
+    def decide(seat: int, view: View, events: Events) -> dict[str, Any]:
         wall, cpu = time.perf_counter(), time.process_time()
-        move = bots[seat].choose(view, seen[seat])
+        bot = bots[seat]
+        move = bot.choose(view, events)
         tally[f"ms_{side[seat]}"].append((time.process_time() - cpu) * 1000)
         tally[f"wall_{side[seat]}"].append((time.perf_counter() - wall) * 1000)
-        bot = bots[seat]
         if isinstance(bot, HardBot) and bot.last is not None:
             tally[f"cut_{side[seat]}"] += bot.last.cut_short
             tally[f"searched_{side[seat]}"] += 1
@@ -146,15 +184,14 @@ def play_match(job: tuple[str, str, str, str, int, Budget]) -> dict[str, Any]:
             tally[f"overruled_{side[seat]}"] += bot.last.move != next(
                 iter(bot.last.values), bot.last.move
             )
-        action = Action.from_dict(move)
-        if action not in legal_actions(state, seat):
-            raise AssertionError(f"{bots[seat].level} chose an illegal {move} in {view}")
-        state, events = apply(state, seat, action)
+        return move
+
+    def moved(seat: int, state: MatchState, events: list[Event], seen: Mapping[int, Any]) -> None:
         for event in events:
-            for s in (0, 1):
-                seen[s].append(event.for_recipient(s))  # the match's events, as the server's
             if event.type == "hand_over":
                 _count(tally, event.public, side)
+
+    state = drive(preset, seed, a_seat, decide, moved)
     tally["winner"] = side[state.winner] if state.winner is not None else None
     return tally
 

@@ -233,7 +233,9 @@ class HardBot(MediumBot):
     within its ``budget``. With ``model`` (off in the product: docs/bots.md) it reads the
     opponent's habits from the match's earlier hands (``app.bots.opponent``: how readily it
     knocks, whether it takes discards only to meld them), and its sampled opponent hands and
-    playouts follow them.
+    playouts follow them. With a ``guide`` the value network (``app.bots.network``, numpy,
+    loaded only then) reorders its discards and judges its draws; the product level has none
+    (it measured worse).
     """
 
     level = "hard"
@@ -247,14 +249,41 @@ class HardBot(MediumBot):
     # Discards the search weighs (the heuristic's best ones).
     discard_candidates = 3
 
-    def __init__(self, budget: Budget | None = None, *, model: bool = False) -> None:
+    def __init__(
+        self, budget: Budget | None = None, guide: str = "", *, model: bool = False
+    ) -> None:
         self.budget = budget or Budget()
         self.model = model  # read the opponent's habits from the match (app.bots.opponent)
         self.last: Outcome | None = None
         self.habits: Habits | None = None  # this decision's reading, made afresh each call
+        # How the value network orders the discards (app.bots.network.GUIDES; "": not at all).
+        # numpy (a development dependency) is imported only for a guide.
+        if guide:
+            from app.bots.network import GUIDES  # noqa: PLC0415 (numpy: a guide only)
+
+            if guide not in GUIDES:
+                raise ValueError(f"unknown guide {guide!r}; one of {GUIDES}")
+        self.guide = guide
+        self.view: View = {}
+
+    def ranked_discards(self, k: Knowledge, options: list[int]) -> list[int]:
+        ranked = super().ranked_discards(k, options)
+        if not self.guide:
+            return ranked
+        from app.bots.network import guide_discards  # noqa: PLC0415 (numpy: a guide only)
+
+        return guide_discards(self.guide, k, self.view, ranked)
+
+    def wants_top(self, k: Knowledge) -> bool:
+        if self.guide == "net" and k.top is not None:
+            from app.bots.network import wants_top  # noqa: PLC0415 (numpy: a guide only)
+
+            return wants_top(k, self.view)
+        return super().wants_top(k)
 
     def choose(self, view: View, events: Events) -> dict[str, Any]:
         started = time.perf_counter()  # the cap covers the judgements too
+        self.view = view
         self.habits = read_habits(events, int(view["you"])) if self.model else None
         actions = set(view["legal"]["actions"])
         if actions & {"next_hand", "big_gin"} or self.budget.playouts <= 0:
