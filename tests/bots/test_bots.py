@@ -19,21 +19,12 @@ from app.engine.cards import FULL_DECK_MASK, parse_card
 from app.engine.melds import melds_within
 from app.engine.views import seat_view
 from benchmarks.bots import arena_bot
-from tests.engine.builders import position
+from tests.engine.builders import play_seen, position
 
 # Searches in tests stay small: a few samples per candidate.
 SMALL = Budget(32, 10_000.0)
 
 LEVELS_OF_THE_PRODUCT = ("easy", "medium", "hard")
-
-
-def _play(state: MatchState, *moves: tuple[int, str, str | None]) -> tuple[MatchState, list[Any]]:
-    """Apply moves; return the state and the events seat 0 received."""
-    seen: list[Any] = []
-    for seat, kind, code in moves:
-        state, events = apply(state, seat, Action.from_dict({"kind": kind, "card": code}))
-        seen += [e.for_recipient(0) for e in events]
-    return state, seen
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -71,7 +62,7 @@ def test_a_bot_waits_when_it_is_not_its_turn() -> None:
 @pytest.mark.parametrize("level", LEVELS_OF_THE_PRODUCT)
 def test_gin_is_always_taken(level: str) -> None:
     state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS", "TH")
-    state, seen = _play(state, (0, "take_upcard", None))
+    state, seen = play_seen(state, (0, "take_upcard", None))
     assert get_bot(level).choose(seat_view(state, 0), seen) == {"kind": "knock", "card": "KS"}
 
 
@@ -85,7 +76,7 @@ def test_big_gin_where_the_preset_has_it_else_gin(level: str, preset: str, expec
         stock_top="JH",
         preset=preset,
     )
-    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    state, seen = play_seen(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
     move = get_bot(level).choose(seat_view(state, 0), seen)
     assert move["kind"] == expected
     if expected == "knock":
@@ -97,7 +88,7 @@ def test_easy_knocks_at_the_first_chance(level: str) -> None:
     state = position(
         "AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS", "QD", stock_top="6C"
     )
-    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    state, seen = play_seen(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
     # Deadwood 6 this early: an undercut is unlikely but possible; easy does not ask.
     bot = arena_bot(level, SMALL)
     assert bot.choose(seat_view(state, 0), seen) == {"kind": "knock", "card": "KS"}
@@ -121,7 +112,7 @@ def _twins() -> list[tuple[MatchState, MatchState, list[Any]]]:
         states = []
         for opp in hidden:
             state = position(mine, opp, "6S", stock_top="AS", dealer=1)
-            states.append(_play(state, *moves))
+            states.append(play_seen(state, *moves))
         (a, seen), (b, _) = states
         assert a.hand.hands[1] != b.hand.hands[1]
         assert a.hand.stock != b.hand.stock
@@ -150,7 +141,7 @@ def test_does_not_feed_a_card_next_to_an_opponent_pickup(level: str) -> None:
         dealer=0,
         rules=make_ruleset("standard", {"knock_limit": 5}),
     )
-    state, seen = _play(
+    state, seen = play_seen(
         state, (1, "take_upcard", None), (1, "discard", "QH"), (0, "draw_stock", None)
     )
     view = seat_view(state, 0)
@@ -169,7 +160,7 @@ def test_hard_waits_for_gin_with_a_low_count_early_and_easy_does_not() -> None:
     state = position(
         "AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 3S 4S 5S 6S 7S 8S 9S TS QD", "JD", stock_top="2H"
     )
-    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    state, seen = play_seen(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
     view = seat_view(state, 0)
     assert {"card": "KS", "deadwood": 2} in view["legal"]["knock_discards"]
     assert get_bot("easy").choose(view, seen) == {"kind": "knock", "card": "KS"}
@@ -183,7 +174,7 @@ def test_weighs_undercut_risk_late_but_knocks_near_the_dead_hand(level: str) -> 
     state = position(
         "AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 3S 4S 5S 6S 7S 8S 9S TS QD", "JD", stock_top="9C"
     )
-    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    state, seen = play_seen(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
     k = build(seat_view(state, 0), seen)
     bot = get_bot(level)
     assert isinstance(bot, MediumBot)
@@ -210,7 +201,7 @@ def test_hard_knock_risk_is_higher_late_than_early() -> None:
     state = position(
         "AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "AS 3S 4S 5S 6S 7S 8S 9S TS QD", "JD", stock_top="9C"
     )
-    state, seen = _play(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
+    state, seen = play_seen(state, (0, "pass", None), (1, "pass", None), (0, "draw_stock", None))
     k = build(seat_view(state, 0), seen)
     bot = get_bot("hard")
     assert isinstance(bot, MediumBot)

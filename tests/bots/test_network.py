@@ -26,9 +26,9 @@ from app.bots.network import (
     guide_discards,
     shipped,
 )
-from app.engine import Action, MatchState, apply, parse_card
+from app.engine import MatchState, parse_card
 from app.engine.views import seat_view
-from tests.engine.builders import position
+from tests.engine.builders import play_seen, position
 from training.selfplay import generate, job, record_match
 
 MINE = "2C 5C 9C 3D 7D JD 4H 8H QS KS"
@@ -36,18 +36,10 @@ MINE = "2C 5C 9C 3D 7D JD 4H 8H QS KS"
 HIDDEN = ("AH 2H 3S 4S 5S 9S TS JS QD KD", "AD 6H 7H 7S 8S 6C JH TD QH KD")
 
 
-def _play(state: MatchState, *moves: tuple[int, str, str | None]) -> tuple[MatchState, list[Any]]:
-    seen: list[Any] = []
-    for seat, kind, card in moves:
-        state, events = apply(state, seat, Action.from_dict({"kind": kind, "card": card}))
-        seen += [e.for_recipient(0) for e in events]
-    return state, seen
-
-
 def _to_discard(opp: str) -> tuple[MatchState, list[Any]]:
     """Seat 0 to discard, after the opponent took the upcard and threw the KD."""
     state = position(MINE, opp, "6S", stock_top="AS", dealer=1)
-    return _play(
+    return play_seen(
         state,
         (0, "pass", None),
         (1, "take_upcard", None),
@@ -79,7 +71,7 @@ def test_a_discard_is_valued_on_the_position_the_next_view_shows() -> None:
     state, seen = _to_discard(HIDDEN[0])
     view = seat_view(state, 0)
     k = build(view, seen)
-    after, more = _play(state, (0, "discard", "KS"))
+    after, more = play_seen(state, (0, "discard", "KS"))
     expected = _rows(after, seen + more)
     got = features([after_discard(k, int(parse_card("KS")))], Terms.of(view))
     assert got.shape == (1, WIDTH)
@@ -158,7 +150,9 @@ def test_the_guides_reorder_only_the_judgements_best_discards() -> None:
 
 def test_the_draw_is_judged_on_the_card_taken_and_the_stock_averaged() -> None:
     state, seen = _to_discard(HIDDEN[0])
-    state, more = _play(state, (0, "discard", "KS"), (1, "draw_stock", None), (1, "discard", "QD"))
+    state, more = play_seen(
+        state, (0, "discard", "KS"), (1, "draw_stock", None), (1, "discard", "QD")
+    )
     view = seat_view(state, 0)
     k = build(view, seen + more)
     assert k.top == int(parse_card("QD"))

@@ -13,11 +13,11 @@ from app.bots.knowledge import Knowledge, build
 from app.bots.levels import HardBot
 from app.bots.opponent import Habits, read
 from app.bots.search import Budget, Hand
-from app.engine import Action, MatchState, apply, make_ruleset, new_match
+from app.engine import Action, apply, make_ruleset, new_match
 from app.engine.melds import deadwood
 from app.engine.state import OVER, PLAYING
 from app.engine.views import seat_view
-from tests.engine.builders import position
+from tests.engine.builders import play_seen, position
 
 SMALL = Budget(60, 10_000.0, seed=7)
 MINE = "2C 5C 9C 3D 7D JD 4H 8H QS KS"
@@ -85,19 +85,11 @@ def test_pickups_kept_in_melds_and_pickups_kept_as_deadwood_read_apart() -> None
     assert other.melds_only < read([], 0).melds_only < melder.melds_only
 
 
-def _play(state: MatchState, *moves: tuple[int, str, str | None]) -> tuple[MatchState, list[Any]]:
-    seen: list[Any] = []
-    for seat, kind, card in moves:
-        state, events = apply(state, seat, Action.from_dict({"kind": kind, "card": card}))
-        seen += [e.for_recipient(0) for e in events]
-    return state, seen
-
-
 def _late() -> Knowledge:
     """Seat 0 to discard after the opponent drew twice, discarded twice (no knock) and refused
     the 5C seat 0 threw."""
     state = position(MINE, OPP, "6S", stock_top="AS 7C 8C", dealer=1)
-    state, seen = _play(
+    state, seen = play_seen(
         state,
         (0, "pass", None),
         (1, "take_upcard", None),

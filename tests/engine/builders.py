@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.engine import Action, MatchState, Ruleset, apply, make_ruleset, new_match, parse_card
 from app.engine.cards import ALL_CARDS, to_mask
 from app.engine.deal import hand_terms
@@ -70,6 +72,17 @@ def play(state: MatchState, *moves: tuple[int, str, str | None]) -> MatchState:
         card = None if code is None else int(parse_card(code))
         state, _ = apply(state, seat, Action(kind, card))
     return state
+
+
+def play_seen(
+    state: MatchState, *moves: tuple[int, str, str | None], seat: int = 0
+) -> tuple[MatchState, list[dict[str, Any]]]:
+    """Apply (seat, kind, card) moves in order; the state and the events ``seat`` received."""
+    seen: list[dict[str, Any]] = []
+    for mover, kind, code in moves:
+        state, events = apply(state, mover, Action.from_dict({"kind": kind, "card": code}))
+        seen += [e.for_recipient(seat) for e in events]
+    return state, seen
 
 
 def legal_kinds(state: MatchState, seat: int) -> set[str]:
