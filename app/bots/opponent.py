@@ -53,7 +53,6 @@ class Habits:
     declined: int = 0
     to_meld: int = 0
     otherwise: int = 0
-    gins: int = 0
     hands: int = 0
 
     @property
@@ -87,7 +86,7 @@ def read(events: Sequence[Mapping[str, Any]], seat: int) -> Habits:
     """The habits of the player opposite ``seat`` from the events ``seat`` has seen: the
     hands of the match that are over (those of the current hand tell nothing yet)."""
     opp = 1 - seat
-    taken = declined = to_meld = otherwise = gins = hands = 0
+    taken = declined = to_meld = otherwise = hands = 0
     limit = 10
     picked: list[int] = []
     discarded = False
@@ -107,10 +106,7 @@ def read(events: Sequence[Mapping[str, Any]], seat: int) -> Habits:
             hands += 1
             held = mask_of(revealed[opp])
             if event.get("knocker") == opp:
-                if event.get("outcome") in ("gin", "big_gin"):
-                    gins += 1
-                else:
-                    taken += 1
+                taken += event.get("outcome") not in ("gin", "big_gin")  # a gin tells nothing
             elif discarded and held.bit_count() == 10 and deadwood(held) <= limit:
                 declined += 1
             melded = arrange(held).melded_mask
@@ -119,14 +115,4 @@ def read(events: Sequence[Mapping[str, Any]], seat: int) -> Habits:
                     to_meld += 1
                 else:
                     otherwise += 1
-    return Habits(taken, declined, to_meld, otherwise, gins, hands)
-
-
-def describe(h: Habits) -> dict[str, float]:
-    """The estimates, rounded, for figures and logs."""
-    return {
-        "knocks": round(h.knocks, 3),
-        "waits": round(h.waits, 3),
-        "melds_only": round(h.melds_only, 3),
-        "hands": h.hands,
-    }
+    return Habits(taken, declined, to_meld, otherwise, hands)
