@@ -34,7 +34,8 @@ async def test_the_server_answers_while_a_bot_searches(sqlite_url: str) -> None:
     server = start_server(sqlite_url, bot_search_playouts=10**7, bot_search_cap_ms=2000.0)
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
-            tid, human = await bot_table(http, "hard")
+            # A match to 30 can end in the first hand, before the bot has decided four times.
+            tid, human = await bot_table(http, "hard", target=500)
             app = server.uvicorn.config.app
             assert isinstance(app, FastAPI)
             runner: BotRunner = app.state.bots

@@ -16,7 +16,6 @@ from app.service.workers.bots import BotRunner
 from tests.api.conftest import Server, pg_database, start_server
 from tests.api.helpers import JSON, Player, choose, get_table, new_player, new_table
 
-SHORT = {"preset": "standard", "rules": {"target": 30}}
 # Log entries that are a seat's move (one per pipeline command of that seat).
 DRAWS = {"upcard_taken", "upcard_passed", "drew_stock", "drew_discard"}
 ENDS = {"discarded", "knocked", "big_gin"}
@@ -45,10 +44,13 @@ def _runner(server: Server) -> BotRunner:
     return runner
 
 
-async def bot_table(client: httpx.AsyncClient, level: str = "easy") -> tuple[str, Player]:
-    """A new table whose creator seated a bot of ``level`` and started the match."""
+async def bot_table(
+    client: httpx.AsyncClient, level: str = "easy", target: int = 30
+) -> tuple[str, Player]:
+    """A new table, to ``target`` points, whose creator seated a bot of ``level`` and started
+    the match."""
     human = await new_player(client, "Ada")
-    table = await new_table(client, human, **SHORT)
+    table = await new_table(client, human, preset="standard", rules={"target": target})
     tid = table["table_id"]
     r = await client.post(f"/v1/tables/{tid}/bot", json={"level": level}, headers=human.auth)
     assert r.status_code == 200, r.text
