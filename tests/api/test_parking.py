@@ -443,8 +443,10 @@ async def test_a_parked_player_socket_gets_its_notifications_in_order_and_answer
                 move, bad = ada.of_type("error")
                 assert (move["code"], move["id"]) == ("not_a_table", "m1")
                 assert bad["code"] == "invalid_message"
-                await ada.first("heartbeat")  # from the one timer of the parked sockets
-                assert ada.messages[-1] == {"type": "heartbeat", "seq": None}
+                # From the one timer of the parked sockets; on a loaded machine it may come
+                # before the answers above.
+                beat = await ada.first("heartbeat")
+                assert beat == {"type": "heartbeat", "seq": None}
 
                 table = await new_table(client, p0, rules={"target": 500})
                 table_id = table["table_id"]
