@@ -9,8 +9,9 @@ from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from alembic import context
+from app.store import models  # noqa: F401  (defines the tables on Base's metadata)
+from app.store.base import Base
 from app.store.db import create_private
-from app.store.models import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, ClassVar
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
-    DateTime,
     Float,
     ForeignKey,
     Index,
@@ -18,32 +17,9 @@ from sqlalchemy import (
     Text,
     text,
 )
-from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy.orm import Mapped, mapped_column
 
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend (SQLite drops the zone otherwise)."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        return None if value is None else value.astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-class Base(DeclarativeBase):
-    type_annotation_map: ClassVar[dict[Any, Any]] = {
-        dict[str, Any]: JSON,
-        list[Any]: JSON,
-        datetime: UTCDateTime,
-    }
+from app.store.base import Base
 
 
 class Player(Base):
@@ -80,6 +56,7 @@ class Token(Base):
 
 _PLAYING = text("status = 'playing'")
 _BOT = text("status = 'playing' AND bot")
+_PENDING = text("status = 'pending'")
 
 
 class Table(Base):
@@ -355,12 +332,7 @@ class OutboxRow(Base):
     __table_args__ = (
         Index("ix_outbox_player", "player_id", "id"),
         Index("ix_outbox_finished", "finished_at"),
-        Index(
-            "ix_outbox_pending",
-            "next_at",
-            postgresql_where=text("status = 'pending'"),
-            sqlite_where=text("status = 'pending'"),
-        ),
+        Index("ix_outbox_pending", "next_at", postgresql_where=_PENDING, sqlite_where=_PENDING),
     )
 
 

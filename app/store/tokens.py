@@ -9,8 +9,9 @@ from typing import Any
 from sqlalchemy import Connection, String, bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.store.base import UTCDateTime
 from app.store.db import Database
-from app.store.models import Player, Token, UTCDateTime
+from app.store.models import Player, Token
 from app.table.time import utcnow
 
 # ``resolve``: a token's player and whether it is live, a live one's use recorded, in one
