@@ -17,9 +17,11 @@ from app.engine.state import MatchState
 from app.engine.views import arranged_hand
 from app.errors import ConflictError, NotFoundError
 from app.service import ratings
+from app.service.records import parse_match_id
 from app.store import Database, tables
 from app.store.log import events_since, finished_matches, hand_rows, match_events
 from app.store.models import EventRow
+from app.store.records import finished_match
 from app.table import clock as clocks
 from app.table import views
 from app.table.commands import Actor, seat_of
@@ -76,11 +78,25 @@ class TableQueries:
     db: Database
     public_url: str
 
-    async def match_history(self, actor: Actor) -> list[dict[str, Any]]:
-        """The actor's finished matches, newest first, from their side of the table."""
+    async def match_history(
+        self, actor: Actor, limit: int, before: str | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the actor's finished matches, newest first, from their side of the table:
+        at most ``limit``, those after the match ``before`` names (the last ``match_id`` of the
+        page before; 404 ``match_not_found`` unless it is one of the actor's finished
+        matches)."""
         async with self.db.read() as session:
-            rows = await finished_matches(session, actor.player_id)
-            changes = await ratings.changes_by_match(session, actor.player_id)
+            after = None
+            if before is not None:
+                after = await finished_match(session, *parse_match_id(before))
+                if after is None or actor.player_id not in (
+                    after.seat0_player_id,
+                    after.seat1_player_id,
+                ):
+                    raise NotFoundError("match_not_found", f"no finished match {before!r} of yours")
+            rows = await finished_matches(session, actor.player_id, limit=limit, before=after)
+            keys = [(m.table_id, m.match_number) for m, _ in rows]
+            changes = await ratings.changes_of_matches(session, actor.player_id, keys)
         out = []
         for match, players in rows:
             mine = 0 if match.seat0_player_id == actor.player_id else 1

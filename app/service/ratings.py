@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -259,9 +260,12 @@ def bots() -> list[dict[str, Any]]:
     ]
 
 
-async def changes_by_match(session: AsyncSession, player_id: str) -> dict[tuple[str, int], Any]:
-    """The player's rating change of each rated match, by (table id, match number)."""
+async def changes_of_matches(
+    session: AsyncSession, player_id: str, matches: Sequence[tuple[str, int]]
+) -> dict[tuple[str, int], Any]:
+    """The player's rating change in each of ``matches`` that was rated, by (table id, match
+    number)."""
     return {
         (c.table_id, c.match_number): change_json(c)
-        for c in await store.changes_of(session, player_id, None)
+        for c in await store.changes_in(session, player_id, matches)
     }

@@ -33,7 +33,7 @@ async def player_stats(db: Database, player_id: str, limit: int) -> dict[str, An
         player = await rating_store.player(session, player_id) if storable else None
         if player is None:
             raise NotFoundError("player_not_found", f"no player {player_id!r}")
-        matches = (await finished_matches(session, player_id))[:limit]
+        matches = await finished_matches(session, player_id, limit=limit)
         seat_of: dict[tuple[str, int], int] = {}
         against: dict[tuple[str, int], str] = {}
         for m, _ in matches:

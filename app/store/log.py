@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import or_, select
+from sqlalchemy import select, tuple_, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.engine import Event
 from app.store.models import EventRow, FinishedMatch, Player
@@ -51,25 +52,31 @@ async def hand_rows(
 
 
 async def finished_matches(
-    session: AsyncSession, player_id: str
+    session: AsyncSession,
+    player_id: str,
+    *,
+    limit: int | None = None,
+    before: FinishedMatch | None = None,
 ) -> list[tuple[FinishedMatch, dict[int, Player]]]:
-    """The player's finished matches, newest first, with both seats' players."""
-    matches = (
-        (
-            await session.execute(
-                select(FinishedMatch)
-                .where(
-                    or_(
-                        FinishedMatch.seat0_player_id == player_id,
-                        FinishedMatch.seat1_player_id == player_id,
-                    )
-                )
-                .order_by(FinishedMatch.finished_at.desc())
+    """The player's finished matches, newest first (by finish time, then table id and match
+    number, so the order is total), with both seats' players: at most ``limit``, and only those
+    after ``before`` in that order (a keyset page). Each seat is walked on its own index,
+    (seat's player, finished at, table id, match number), from ``before`` on: a page reads its
+    own rows, however many matches the player has."""
+    key = (FinishedMatch.finished_at, FinishedMatch.table_id, FinishedMatch.match_number)
+    sides = []
+    for seat in (FinishedMatch.seat0_player_id, FinishedMatch.seat1_player_id):
+        side = select(FinishedMatch).where(seat == player_id)
+        if before is not None:
+            side = side.where(
+                tuple_(*key) < tuple_(before.finished_at, before.table_id, before.match_number)
             )
-        )
-        .scalars()
-        .all()
+        sides.append(select(side.order_by(*(c.desc() for c in key)).limit(limit).subquery()))
+    match = aliased(FinishedMatch, union_all(*sides).subquery())
+    query = select(match).order_by(
+        match.finished_at.desc(), match.table_id.desc(), match.match_number.desc()
     )
+    matches = (await session.execute(query.limit(limit))).scalars().all()
     ids = {pid for m in matches for pid in (m.seat0_player_id, m.seat1_player_id) if pid}
     players = (
         {

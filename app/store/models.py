@@ -57,6 +57,7 @@ class Token(Base):
 _PLAYING = text("status = 'playing'")
 _BOT = text("status = 'playing' AND bot")
 _PENDING = text("status = 'pending'")
+_HISTORY = ("finished_at", "table_id", "match_number")  # newest first, a total order
 
 
 class Table(Base):
@@ -153,8 +154,8 @@ class FinishedMatch(Base):
 
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seat0_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
-    seat1_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
+    seat0_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
+    seat1_player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
     # The level of a bot that held the seat (migration 0003; None for a person, and for rows
     # written before it).
     seat0_bot_level: Mapped[str | None] = mapped_column(String(32))
@@ -164,6 +165,13 @@ class FinishedMatch(Base):
     scores: Mapped[list[Any]]
     final_scores: Mapped[list[Any]]
     finished_at: Mapped[datetime]
+
+    # A player's history, newest first, is walked on these (one per seat, migration 0016), from
+    # a page's keyset on; their first column also serves the player's won/lost count.
+    __table_args__ = tuple(
+        Index(f"ix_finished_matches_seat{s}_history", f"seat{s}_player_id", *_HISTORY)
+        for s in (0, 1)
+    )
 
 
 class Review(Base):

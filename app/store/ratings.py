@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy import Connection, func, insert, or_, select, update
+from sqlalchemy import Connection, func, insert, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -74,6 +74,20 @@ async def changes_of(
         .where(RatingChange.player_id == player_id)
         .order_by(RatingChange.created_at.desc())
         .limit(limit)
+    )
+    return (await session.execute(query)).scalars().all()
+
+
+async def changes_in(
+    session: AsyncSession, player_id: str, matches: Sequence[tuple[str, int]]
+) -> Sequence[RatingChange]:
+    """The player's rating changes in the given (table id, match number) matches, by their
+    keys."""
+    if not matches:
+        return []
+    query = select(RatingChange).where(
+        RatingChange.player_id == player_id,
+        tuple_(RatingChange.table_id, RatingChange.match_number).in_(matches),
     )
     return (await session.execute(query)).scalars().all()
 

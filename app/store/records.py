@@ -8,9 +8,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store.models import EventRow, FinishedMatch, Player
+from app.store.tables import storable
 
 
 async def finished_match(session: AsyncSession, table_id: str, match: int) -> FinishedMatch | None:
+    if not storable(table_id):
+        return None
     return await session.get(FinishedMatch, (table_id, match))
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import httpx
 
 from app.engine.cards import codes, commitment, shuffled_deck
-from tests.api.helpers import get_table, new_player, new_table, play_until, seated_table, step
+from tests.api.helpers import (
+    JSON,
+    get_table,
+    new_player,
+    new_table,
+    play_until,
+    rematch,
+    seated_table,
+    step,
+)
 
 
 async def test_full_match_to_100_then_history_and_every_hand_redeals(
@@ -83,3 +92,47 @@ async def test_abandoned_match_counts_for_no_one(client: httpx.AsyncClient) -> N
     await new_table(client, loner)
     assert (await client.get("/v1/players/me/matches", headers=loner.auth)).json() == []
     assert (await get_table(client, table_id, None))["status"] == "playing"
+
+
+async def test_history_pages_by_before_and_refuses_a_match_not_yours(
+    client: httpx.AsyncClient,
+) -> None:
+    table_id, (p0, p1) = await seated_table(client)
+    for match in range(7):
+        if match:
+            await rematch(client, table_id, p0, p1)
+        r = await client.post(f"/v1/tables/{table_id}/resign", headers=(p0, p1)[match % 2].auth)
+        assert r.status_code == 200, r.text
+
+    whole = (await client.get("/v1/players/me/matches", headers=p0.auth)).json()
+    assert [m["match_number"] for m in whole] == list(range(7, 0, -1))
+    pages: list[list[JSON]] = []
+    before: str | None = None
+    while not pages or len(pages[-1]) == 3:
+        params = {"limit": 3} | ({} if before is None else {"before": before})
+        r = await client.get("/v1/players/me/matches", headers=p0.auth, params=params)
+        assert r.status_code == 200, r.text
+        pages.append(r.json())
+        before = pages[-1][-1]["match_id"] if pages[-1] else None
+    assert [len(p) for p in pages] == [3, 3, 1]
+    assert [m for p in pages for m in p] == whole
+    # The seat on the other side pages the same matches from its own side.
+    last = (
+        await client.get(
+            "/v1/players/me/matches",
+            headers=p1.auth,
+            params={"limit": 2, "before": whole[4]["match_id"]},
+        )
+    ).json()
+    assert [(m["match_number"], m["result"]) for m in last] == [(2, "loss"), (1, "win")]
+
+    stranger = await new_player(client)
+    for bad in (whole[0]["match_id"], "nope-1", f"{table_id}-99", "\x00-1", "x"):
+        r = await client.get(
+            "/v1/players/me/matches", headers=stranger.auth, params={"before": bad}
+        )
+        assert (r.status_code, r.json()["code"]) == (404, "match_not_found"), bad
+    for query in ("limit=0", "limit=101", f"before={'x' * 81}"):
+        r = await client.get(f"/v1/players/me/matches?{query}", headers=p0.auth)
+        assert r.status_code == 422, query
+    assert (await client.get("/v1/players/me/matches", headers=p0.auth)).json() == whole

@@ -160,7 +160,7 @@ export const api = {
     call<GameEvent[]>("GET", `/v1/tables/${id}/events?since=${since}&limit=1000`),
   hand: (id: string, number: number, match: number) =>
     call<HandOut>("GET", `/v1/tables/${id}/hands/${number}?match=${match}`, undefined, false),
-  matches: () => call<MatchRecord[]>("GET", "/v1/players/me/matches"),
+  matches: (limit: number) => call<MatchRecord[]>("GET", `/v1/players/me/matches?limit=${limit}`),
   /** A finished hand's review by LUNA: `status` "pending" (a 202) while it is computed. */
   review: (id: string, number: number, match: number) =>
     call<HandReview>("GET", `/v1/tables/${id}/hands/${number}/review?match=${match}`, undefined, false),

@@ -265,7 +265,7 @@ function MyTables() {
     void Promise.all(rememberedTables().map((id) => api.table(id).catch(() => null))).then((all) =>
       setTables(all.filter((x): x is TableOut => x !== null)),
     );
-    void api.matches().then(setMatches, () => setMatches([]));
+    void api.matches(10).then(setMatches, () => setMatches([]));
   }, []);
   const status = (table: TableOut): string => {
     const game = table.game;
@@ -300,7 +300,7 @@ function MyTables() {
         <h2>{t("finished")}</h2>
         {matches.length === 0 && <p>{t("noMatches")}</p>}
         <ul class="matches">
-          {matches.slice(0, 10).map((m) => (
+          {matches.map((m) => (
             <li key={`${m.table_id}-${m.match_number}`}>
               <span class={m.result === "win" ? "badge win" : "badge"}>{t(m.result === "win" ? "won" : "lost")}</span>{" "}
               {t("vs")} {m.opponent?.name ?? m.opponent_bot?.name ?? "?"} · {m.final_scores.you}–{m.final_scores.opponent}

@@ -3,7 +3,9 @@ manage your tokens (list, issue another, rotate the one in use, revoke any)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from starlette.convertors import Convertor, register_url_convertor
 
 from app.api.edge.request_body import StrictJSONRoute
@@ -50,10 +52,22 @@ async def mark_bot(request: Request, actor: CurrentActor) -> BotMarked:
     return BotMarked(id=actor.player_id, bot=True)
 
 
-@router.get("/me/matches", response_model=list[MatchRecordOut], responses=error_responses(401))
-async def my_matches(actor: CurrentActor, service: ServiceDep) -> list[MatchRecordOut]:
-    """Finished matches only (target or resignation), newest first; abandoned ones never count."""
-    return [MatchRecordOut.model_validate(m) for m in await service.match_history(actor)]
+@router.get(
+    "/me/matches", response_model=list[MatchRecordOut], responses=error_responses(401, 404, 422)
+)
+async def my_matches(
+    actor: CurrentActor,
+    service: ServiceDep,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    before: Annotated[
+        str | None,
+        Query(max_length=80, description="the last match_id you have: the page after it"),
+    ] = None,
+) -> list[MatchRecordOut]:
+    """Finished matches only (target or resignation), newest first, a page at a time; abandoned
+    ones never count. A page shorter than ``limit`` is the last."""
+    page = await service.match_history(actor, limit, before)
+    return [MatchRecordOut.model_validate(m) for m in page]
 
 
 def _created(issued: Issued) -> TokenCreated:

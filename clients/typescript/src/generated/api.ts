@@ -350,7 +350,8 @@ export interface paths {
         };
         /**
          * My Matches
-         * @description Finished matches only (target or resignation), newest first; abandoned ones never count.
+         * @description Finished matches only (target or resignation), newest first, a page at a time; abandoned
+         *     ones never count. A page shorter than ``limit`` is the last.
          */
         get: operations["my_matches_v1_players_me_matches_get"];
         put?: never;
@@ -4540,7 +4541,11 @@ export interface operations {
     };
     my_matches_v1_players_me_matches_get: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description the last match_id you have: the page after it */
+                before?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4558,6 +4563,24 @@ export interface operations {
             };
             /** @description missing or unknown bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description unknown table */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description malformed body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
