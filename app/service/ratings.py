@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ from app.errors import InvalidError, NotFoundError
 from app.store import Database
 from app.store import ratings as store
 from app.store.models import Rating
+from app.store.tables import storable
 from app.table.glicko2 import Game, Glicko, inflate, rate
 from app.table.model import Loaded
 from app.table.time import utcnow
@@ -181,11 +184,17 @@ class Page:
     entries: list[dict[str, Any]]
     offset: int
     limit: int
+    next: str | None
 
 
-async def leaderboard(db: Database, category: str, offset: int, limit: int) -> Page:
+async def leaderboard(
+    db: Database, category: str, offset: int, limit: int, after: str | None = None
+) -> Page:
     """Settled players (deviation at most ``PROVISIONAL_DEVIATION``) with a rated match within
-    ``RECENT``, best first."""
+    ``RECENT``, best first: ``offset`` entries skipped after the page ``after`` ends (its
+    ``next``; 422 ``invalid_cursor`` for anything else), and the next page's cursor while there
+    is one."""
+    rank, key = _read_cursor(after) if after is not None else (0, None)
     now = utcnow()
     async with db.read() as session:
         rows = await store.leaderboard(
@@ -194,20 +203,50 @@ async def leaderboard(db: Database, category: str, offset: int, limit: int) -> P
             max_deviation=PROVISIONAL_DEVIATION,
             since=now - RECENT,
             offset=offset,
-            limit=limit,
+            limit=limit + 1,
+            after=key,
         )
+    first = rank + offset + 1
     entries = [
         {
-            "rank": offset + i + 1,
+            "rank": first + i,
             "player": {"id": row.player_id, "name": name},
             **rating_json(current(row, now)),
             "games": row.games,
             "wins": row.wins,
             "losses": row.losses,
         }
-        for i, (row, name) in enumerate(rows)
+        for i, (row, name) in enumerate(rows[:limit])
     ]
-    return Page(entries, offset, limit)
+    last = rows[limit - 1][0] if len(rows) > limit else None
+    cursor = None if last is None else _cursor(first + limit - 1, last.rating, last.player_id)
+    return Page(entries, offset, limit, cursor)
+
+
+def _cursor(rank: int, rating: float, player_id: str) -> str:
+    """A page's ``next``: the last entry's rank and key, as opaque URL-safe text (the rating
+    as JSON writes it, which reads back to the same float)."""
+    raw = json.dumps([rank, rating, player_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _read_cursor(value: str) -> tuple[int, tuple[float, str]]:
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        rank, rating, player_id = json.loads(raw)
+        valid = (
+            type(rank) is int
+            and 0 < rank < 2**31
+            and type(rating) in (int, float)
+            and math.isfinite(rating)
+            and isinstance(player_id, str)
+            and storable(player_id)
+        )
+    except (ValueError, TypeError):
+        valid = False
+    if not valid:
+        raise InvalidError("invalid_cursor", "after takes the next of a leaderboard page")
+    return rank, (float(rating), player_id)
 
 
 HISTORY = 50

@@ -119,18 +119,22 @@ async def leaderboard(
     since: datetime,
     offset: int,
     limit: int,
+    after: tuple[float, str] | None = None,
 ) -> list[tuple[Rating, str]]:
-    """One page of the category's settled and recently active players, best first, with their
-    names. The page is found on ``ix_ratings_leaderboard`` alone, walked backwards (it holds
-    the filter's columns too), and only its rows are joined to their players."""
+    """One page of the category's settled and recently active players, best first (by rating,
+    then player id), with their names: ``offset`` entries skipped, or those after the entry
+    (rating, player id) ``after`` (a keyset: no entry before it is walked). The page is found
+    on ``ix_ratings_leaderboard`` alone, walked backwards (it holds the filter's columns too),
+    and only its rows are joined to their players."""
+    ranked = select(Rating).where(
+        Rating.category == category,
+        Rating.deviation <= max_deviation,
+        Rating.last_played_at >= since,
+    )
+    if after is not None:
+        ranked = ranked.where(tuple_(Rating.rating, Rating.player_id) < tuple_(*after))
     page = (
-        select(Rating)
-        .where(
-            Rating.category == category,
-            Rating.deviation <= max_deviation,
-            Rating.last_played_at >= since,
-        )
-        .order_by(Rating.rating.desc(), Rating.player_id.desc())
+        ranked.order_by(Rating.rating.desc(), Rating.player_id.desc())
         .offset(offset)
         .limit(limit)
         .subquery()

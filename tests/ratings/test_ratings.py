@@ -195,6 +195,28 @@ async def test_the_leaderboard_pages_settled_recent_players_best_first(
     assert [e["player"]["id"] for e in entries] == [p for _, p in sorted(settled, reverse=True)]
     assert [e["rank"] for e in entries] == list(range(1, len(settled) + 1))
     assert not any(e["provisional"] for e in entries)
+    # Walking each page's next gives the same entries and ranks, and the last page has none.
+    walked: list[JSON] = []
+    params: dict[str, str | int] = {"limit": 13}
+    while True:
+        r = await client.get("/v1/leaderboards/classic", params=params)
+        assert r.status_code == 200, r.text
+        page = r.json()
+        walked += page["entries"]
+        if page["next"] is None:
+            break
+        params = {"limit": 13, "after": page["next"]}
+    assert walked == entries
+    # An offset after a cursor skips from there.
+    first = (await client.get("/v1/leaderboards/classic", params={"limit": 5})).json()
+    r = await client.get(
+        "/v1/leaderboards/classic", params={"limit": 5, "offset": 10, "after": first["next"]}
+    )
+    assert r.json()["entries"] == entries[15:20]
+    for bad in ("", "x", "WzEsMiwzXQ", "W1swXV0", "%00", "WzAsMTIwMCwiYSJd", "a" * 201):
+        r = await client.get(f"/v1/leaderboards/classic?after={bad}")
+        assert r.status_code == 422, bad
+        assert r.json()["code"] in ("invalid_cursor", "invalid_request"), bad
     assert (await client.get("/v1/leaderboards/nope")).status_code == 404
     assert (await client.get("/v1/leaderboards/classic?limit=101")).status_code == 422
     for unknown in ("0" * 32, "%00", "x" * 100):

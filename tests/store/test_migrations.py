@@ -18,6 +18,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from alembic import command
+from app.store import ratings as rating_store
 from app.store.base import Base
 from app.store.db import Database
 from app.store.log import finished_matches
@@ -146,4 +147,24 @@ async def test_a_history_page_reads_each_seats_index_in_order_on_postgresql(pg_u
     assert "ix_finished_matches_seat0_history" in plan, plan
     assert "ix_finished_matches_seat1_history" in plan, plan
     assert _keyset_in_index_cond(plan, "ROW(finished_at"), plan
+    assert "Sort  (" not in plan and "Seq Scan" not in plan, plan
+
+
+async def test_a_leaderboard_page_after_a_cursor_starts_on_the_index(pg_url: str) -> None:
+    now = utcnow()
+    plan = await _plans(
+        pg_url,
+        "ratings",
+        lambda s: rating_store.leaderboard(
+            s,
+            "classic",
+            max_deviation=110.0,
+            since=now,
+            offset=0,
+            limit=51,
+            after=(1500.0, "p" * 32),
+        ),
+    )
+    assert "ix_ratings_leaderboard" in plan, plan
+    assert _keyset_in_index_cond(plan, "ROW(rating, (player_id)::text) <"), plan
     assert "Sort  (" not in plan and "Seq Scan" not in plan, plan

@@ -48,6 +48,7 @@ class LeaderboardOut(BaseModel):
                     "category": "standard",
                     "offset": 0,
                     "limit": 50,
+                    "next": "WzUwLDE1MTIuMywiOWYyYzRlIl0",
                     "entries": [
                         {
                             "rank": 1,
@@ -67,6 +68,7 @@ class LeaderboardOut(BaseModel):
     category: str
     offset: int
     limit: int
+    next: str | None = Field(description="the after of the next page; null on the last")
     entries: list[LeaderboardEntryOut]
     bots: list[BotRatingOut] = Field(description="the bots' fixed ratings on the same scale")
 
@@ -215,15 +217,21 @@ async def leaderboard(
     service: ServiceDep,
     offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    after: Annotated[
+        str | None, Query(max_length=200, description="a page's next: the page after it")
+    ] = None,
 ) -> dict[str, Any]:
-    """Settled ratings (not provisional) with a rated match in the last 30 days, best first."""
+    """Settled ratings (not provisional) with a rated match in the last 30 days, best first.
+    Page by ``after`` (each page's ``next``), which walks no entry before the page; ``offset``
+    skips entries (after ``after``, if given)."""
     if category not in PRESETS:
         raise NotFoundError("category_not_found", f"no category {category!r}")
-    page = await ratings.leaderboard(service.db, category, offset, limit)
+    page = await ratings.leaderboard(service.db, category, offset, limit, after)
     return {
         "category": category,
         "offset": page.offset,
         "limit": page.limit,
+        "next": page.next,
         "entries": page.entries,
         "bots": ratings.bots(),
     }

@@ -249,6 +249,8 @@ export interface paths {
         /**
          * Leaderboard
          * @description Settled ratings (not provisional) with a rated match in the last 30 days, best first.
+         *     Page by ``after`` (each page's ``next``), which walks no entry before the page; ``offset``
+         *     skips entries (after ``after``, if given).
          */
         get: operations["leaderboard_v1_leaderboards__category__get"];
         put?: never;
@@ -2226,6 +2228,11 @@ export interface components {
             entries: components["schemas"]["LeaderboardEntryOut"][];
             /** Limit */
             limit: number;
+            /**
+             * Next
+             * @description the after of the next page; null on the last
+             */
+            next: string | null;
             /** Offset */
             offset: number;
         };
@@ -4286,6 +4293,8 @@ export interface operations {
             query?: {
                 offset?: number;
                 limit?: number;
+                /** @description a page's next: the page after it */
+                after?: string | null;
             };
             header?: never;
             path: {
