@@ -579,9 +579,11 @@ async def slow_headers(url: str, seconds: float) -> dict[str, float]:
     return counts
 
 
-async def many_spectators(url: str, seconds: float) -> dict[str, float]:
-    """One address opens ``SPECTATORS`` anonymous sockets on one table and holds them; counts
-    how many opened and how many were refused (HTTP 429 at the handshake)."""
+async def many_spectators(url: str, seconds: float, hold: float = 2.0) -> dict[str, float]:
+    """One address opens ``SPECTATORS`` anonymous sockets on one table (for ``seconds`` at
+    most) and holds them ``hold`` seconds more, so a canary plays while they are all open
+    however quickly they opened; counts how many opened and how many were refused (HTTP 429
+    at the handshake)."""
     counts = {"opened": 0.0, "refused": 0.0, "failed": 0.0}
     async with httpx.AsyncClient(base_url=url, timeout=10) as client:
         r = await client.post("/v1/players", json={"name": "Host"})
@@ -601,4 +603,5 @@ async def many_spectators(url: str, seconds: float) -> dict[str, float]:
                 counts["refused" if exc.response.status_code == 429 else "failed"] += 1
             except (OSError, TimeoutError):
                 counts["failed"] += 1
+        await asyncio.sleep(hold)
     return counts
