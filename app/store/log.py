@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import select, tuple_, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -51,6 +52,15 @@ async def hand_rows(
     return (await session.execute(query.order_by(EventRow.seq))).scalars().all()
 
 
+def _order(match: Any) -> tuple[Any, Any, Any]:
+    """What orders a player's finished matches, of a row or of the model (or an alias of it)."""
+    return (match.finished_at, match.table_id, match.match_number)
+
+
+def _newest_first(match: Any) -> list[Any]:
+    return [column.desc() for column in _order(match)]
+
+
 async def finished_matches(
     session: AsyncSession,
     player_id: str,
@@ -63,20 +73,15 @@ async def finished_matches(
     after ``before`` in that order (a keyset page). Each seat is walked on its own index,
     (seat's player, finished at, table id, match number), from ``before`` on: a page reads its
     own rows, however many matches the player has."""
-    key = (FinishedMatch.finished_at, FinishedMatch.table_id, FinishedMatch.match_number)
     sides = []
     for seat in (FinishedMatch.seat0_player_id, FinishedMatch.seat1_player_id):
         side = select(FinishedMatch).where(seat == player_id)
         if before is not None:
-            side = side.where(
-                tuple_(*key) < tuple_(before.finished_at, before.table_id, before.match_number)
-            )
-        sides.append(select(side.order_by(*(c.desc() for c in key)).limit(limit).subquery()))
+            side = side.where(tuple_(*_order(FinishedMatch)) < tuple_(*_order(before)))
+        sides.append(select(side.order_by(*_newest_first(FinishedMatch)).limit(limit).subquery()))
     match = aliased(FinishedMatch, union_all(*sides).subquery())
-    query = select(match).order_by(
-        match.finished_at.desc(), match.table_id.desc(), match.match_number.desc()
-    )
-    matches = (await session.execute(query.limit(limit))).scalars().all()
+    query = select(match).order_by(*_newest_first(match)).limit(limit)
+    matches = (await session.execute(query)).scalars().all()
     ids = {pid for m in matches for pid in (m.seat0_player_id, m.seat1_player_id) if pid}
     players = (
         {
