@@ -62,6 +62,7 @@ from app.service.ladder import Settings as LadderSettings
 from app.service.lobby import Caps, Lobby
 from app.service.pipeline import TableService
 from app.service.rate_limits import RateLimits
+from app.service.sampled import Sampled
 from app.service.tickets import Tickets
 from app.service.tokens import Tokens
 from app.service.tournaments import Limits as TournamentLimits
@@ -197,6 +198,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             pool=bot_pool,
         )
         app.state.service = service
+        app.state.tables_in_play = Sampled(service.tables_in_play, settings.metrics_count_max_age)
         app.state.bots = bots
         review_pool = BotPool(
             settings.review_workers,
@@ -313,6 +315,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.stop()
             await ticket_store.close()
             await rate_limits.close()
+            await app.state.tables_in_play.close()
             await asyncio.to_thread(bot_pool.close)
             await app.state.reviews.close()
             await asyncio.to_thread(review_pool.close)

@@ -67,8 +67,9 @@ TABLE_LOADS = Counter(
 )
 TABLES_IN_PLAY = Gauge(
     "ginrummy_tables_in_play",
-    "Tables whose match is being played, in the whole database (read at each scrape, so every "
-    "process reports the same figure: aggregate with max, not sum).",
+    "Tables whose match is being played, in the whole database (counted at most every "
+    "METRICS_COUNT_MAX_AGE seconds, behind a scrape, so every process reports about the same "
+    "figure: aggregate with max, not sum).",
 )
 DATABASE_ERRORS = Counter(
     "ginrummy_database_errors_total",

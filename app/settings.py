@@ -32,6 +32,10 @@ class Settings(BaseSettings):
     # at when creating another (409 ``too_many_open_tables`` beyond it; 0: no cap).
     rate_limit_players_ip: str = "30/minute"
     max_open_tables: int = 50
+    # /metrics: the figures counted across the whole database (the tables in play) are read at
+    # most once every this many seconds, behind the scrape that finds them older (0: at every
+    # scrape; ``app.service.sampled``).
+    metrics_count_max_age: float = 10.0
     # WebSockets: a heartbeat after this many seconds without a message (0: none), and how far
     # behind (in events) ``?since=`` may resume before a full view is sent instead.
     ws_heartbeat: float = 15.0

@@ -13,6 +13,8 @@ from typing import Any
 
 import httpx
 import orjson
+import sqlalchemy as sa
+from fastapi import FastAPI
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
@@ -76,7 +78,45 @@ async def test_metrics_count_requests_and_move_commits(
     assert value(after, latency, **labels) - value(before, latency, **labels) >= 2
     # The raw path never becomes a label.
     assert not any("none" in dict(labels).get("route", "") for _, labels in after)
-    assert value(after, "ginrummy_tables_in_play") >= 1
+
+
+async def test_tables_in_play_are_counted_behind_the_scrape(tmp_path: Path) -> None:
+    """The gauge is the database's count of tables in play, read at most once per
+    ``METRICS_COUNT_MAX_AGE``: a scrape shows the last count at once and, when it is older,
+    starts the next behind it; the scrapes in between issue no statement."""
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite'}", metrics_count_max_age=1)
+    counts: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if "count(" in statement and "FROM tables WHERE tables.status = " in " ".join(
+            statement.split()
+        ):
+            counts.append(statement)
+
+    app = server.uvicorn.config.app
+    assert isinstance(app, FastAPI)
+    sa.event.listen(app.state.db.engine.sync_engine, "before_cursor_execute", count)
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+
+            async def in_play() -> float:
+                return value(await samples(client), "ginrummy_tables_in_play")
+
+            began = time.monotonic()  # the first count's age is at most the time since
+            assert await in_play() == 0  # the first scrape waits for the first count
+            await seated_table(client)
+            while time.monotonic() - began < 0.9:
+                assert await in_play() == 0  # the last count, less than a second old
+            assert len(counts) == 1, counts
+
+            # Older than a second: a scrape starts a count, and a scrape after it shows it.
+            async def counted() -> bool:
+                return await in_play() == 1
+
+            await until(counted, what="the started table counted")
+            assert len(counts) == 2, counts
+    finally:
+        server.stop()
 
 
 @sqlite_only

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from app.api.http.errors import error_body
 from app.api.http.schemas.common import StatusOut
 from app.metrics import TABLES_IN_PLAY
-from app.service.pipeline import TableService
+from app.service.sampled import Sampled
 
 log = logging.getLogger(__name__)
 
@@ -136,10 +136,11 @@ async def readyz(request: Request) -> ReadinessOut | JSONResponse:
 
 @router.get("/metrics", include_in_schema=False)
 async def metrics(request: Request) -> Response:
-    """Prometheus text format; the tables in play are counted in the database now."""
-    service: TableService = request.app.state.service
+    """Prometheus text format; the tables in play as last counted in the database (at most
+    ``metrics_count_max_age`` seconds before, see ``app.service.sampled``)."""
+    tables_in_play: Sampled = request.app.state.tables_in_play
     try:
-        TABLES_IN_PLAY.set(await service.tables_in_play())
+        TABLES_IN_PLAY.set(await tables_in_play.get())
     except Exception as exc:
         log.warning("counting tables in play failed: %s", exc)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
