@@ -8,21 +8,26 @@ The empty database is new and migrated; the filled one is ``--filled-url`` (made
 sizes: a million finished matches, 100,000 open tables with a pending clock each). Both then
 get the same probe rows (``big_fixture.probe``): a player with 50 finished matches, 100
 settled ratings, one open table, so every request below reads the same rows on both and only
-the rest of the database differs. On each, in order:
+the rest of the database differs. ``--rounds`` rounds (2), each:
 
 - **moves**: ``benchmarks/server.py``'s paced and capacity phases (``--tables`` new tables of
   new players, ``--seconds`` each): server CPU per move and the paced p99;
 - **clocks**: ``benchmarks/clocks.py`` (``--clock-tables`` tables whose first turn runs out
   after ``--clock-seconds``, on top of the filled database's 100,000 clocks pending days ahead):
   the deadline runner's lateness p99;
-- **reads**: each request ``--repeat`` times one after another on one server, after a warm-up:
-  p50 and p99 latency and the server's CPU per request. The open table (a spectator's
-  ``GET /v1/tables/{id}``), the event log's first page and a later one
-  (``/events?since=``), a finished hand, the probe player's match history
+
+  (these two on one database, then on the other: the empty first in even rounds, the filled
+  first in odd ones)
+- **reads**: a server on each database at once, each request ``--repeat`` times on each, the
+  two in alternation (empty then filled, filled then empty, ...) so both see the same minutes
+  of the machine, after a warm-up: p50 and p99 latency and each server's CPU per request. The
+  open table (a spectator's ``GET /v1/tables/{id}``), the event log's first page and a later
+  one (``/events?since=``), a finished hand, the probe player's match history
   (``/players/me/matches``), profile and statistics, a match record, the ``standard``
   leaderboard's first page and ``/metrics``.
 
-It prints one JSON line: both databases' figures and filled / empty for each.
+It prints filled / empty for each figure (the median over the rounds, then each round's), and
+one JSON line with every round's figures.
 
 ``--plans`` (with ``--filled-url``) instead logs every statement the server runs on the filled
 database while it serves each read request once and plays a few moves
@@ -34,6 +39,7 @@ then runs ``EXPLAIN (ANALYZE, BUFFERS)`` on each distinct statement with its log
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -101,36 +107,56 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def reads(url: str, probe: JSON, repeat: int) -> JSON:
-    """Each request ``repeat`` times in turn on one server: latency and server CPU."""
-    out: JSON = {}
-    auth = {"Authorization": f"Bearer {probe['token']}"}
-    async with serve(url) as running, httpx.AsyncClient(base_url=running.url) as http:
-        for name, (path, authed) in requests(probe).items():
-            headers = auth if authed else {}
+def _figures(times: list[float], used: float, size: int) -> JSON:
+    return {
+        "p50_ms": round(_pct(times, 0.5) * 1000, 2),
+        "p99_ms": round(_pct(times, 0.99) * 1000, 2),
+        "mean_ms": round(statistics.fmean(times) * 1000, 2),
+        "server_cpu_ms": round(used * 1000 / len(times), 3),
+        "bytes": size,
+    }
+
+
+async def reads(sides: dict[str, tuple[str, JSON]], repeat: int) -> dict[str, JSON]:
+    """Each request ``repeat`` times on each side's server ({side: (url, probe)}), the sides
+    in alternation (A B, B A, A B, ...) so that both see the same minutes of the machine:
+    latency and each server's CPU per request."""
+    out: dict[str, JSON] = {side: {} for side in sides}
+    async with contextlib.AsyncExitStack() as stack:
+        running = {}
+        for side, (url, probe) in sides.items():
+            server = await stack.enter_async_context(serve(url))
+            http = await stack.enter_async_context(httpx.AsyncClient(base_url=server.url))
+            auth = {"Authorization": f"Bearer {probe['token']}"}
+            running[side] = (server, http, requests(probe), auth)
+        order = list(sides)
+        for name in requests(next(iter(sides.values()))[1]):
+
+            async def get(side: str, name: str = name) -> httpx.Response:
+                _, http, paths, auth = running[side]
+                path, authed = paths[name]
+                r = await http.get(path, headers=auth if authed else {})
+                assert r.status_code == 200, (side, path, r.status_code, r.text[:300])
+                return r
+
             for _ in range(max(3, repeat // 10)):  # warm-up: caches, prepared statements
-                r = await http.get(path, headers=headers)
-                assert r.status_code == 200, (path, r.status_code, r.text[:300])
-            times = []
-            cpu = cpu_seconds(running.pid)
-            for _ in range(repeat):
-                began = time.perf_counter()
-                r = await http.get(path, headers=headers)
-                times.append(time.perf_counter() - began)
-                assert r.status_code == 200, (path, r.status_code)
-            used = cpu_seconds(running.pid) - cpu
-            out[name] = {
-                "p50_ms": round(_pct(times, 0.5) * 1000, 2),
-                "p99_ms": round(_pct(times, 0.99) * 1000, 2),
-                "mean_ms": round(statistics.fmean(times) * 1000, 2),
-                "server_cpu_ms": round(used * 1000 / repeat, 3),
-                "bytes": len(r.content),
-            }
+                for side in order:
+                    await get(side)
+            times: dict[str, list[float]] = {side: [] for side in order}
+            size = dict.fromkeys(order, 0)
+            cpu = {side: cpu_seconds(running[side][0].pid) for side in order}
+            for i in range(repeat):
+                for side in order if i % 2 == 0 else order[::-1]:
+                    began = time.perf_counter()
+                    size[side] = len((await get(side)).content)
+                    times[side].append(time.perf_counter() - began)
+            for side in order:
+                used = cpu_seconds(running[side][0].pid) - cpu[side]
+                out[side][name] = _figures(times[side], used, size[side])
     return out
 
 
-async def measure(url: str, args: argparse.Namespace) -> JSON:
-    probe = await _probe(url)
+async def moves_and_clocks(url: str, args: argparse.Namespace) -> JSON:
     load = os.getloadavg()[0]
     moves = await bench_server.run(
         "postgresql",
@@ -145,7 +171,6 @@ async def measure(url: str, args: argparse.Namespace) -> JSON:
     clock = await clocks.run(
         "postgresql", args.clock_tables, args.clock_seconds, 1, None, database_url=url
     )
-    read = await reads(url, probe, args.repeat)
     paced, capacity = moves["paced"], moves["capacity"]
     return {
         "moves": {
@@ -159,7 +184,6 @@ async def measure(url: str, args: argparse.Namespace) -> JSON:
         "clocks": {
             k: clock[k] for k in ("applied", "missing", "late_p50_ms", "late_p99_ms", "late_max_ms")
         },
-        "reads": read,
         "loadavg_1m": round(max(load, os.getloadavg()[0]), 2),
     }
 
@@ -180,13 +204,15 @@ def ratios(empty: JSON, filled: JSON) -> JSON:
 
 
 async def run(args: argparse.Namespace) -> JSON:
+    """``--rounds`` rounds; in each, the moves and clocks on one database then the other (the
+    empty first in even rounds, the filled first in odd ones), then the reads side by side."""
     stamp = f"{datetime.now(UTC):%Y%m%d_%H%M%S}"
     empty_name = f"bench_big_{stamp}_empty"
     filled_name = f"bench_big_{stamp}"
     dropping = [empty_name]
     result: JSON = {"date_utc": datetime.now(UTC).isoformat(timespec="seconds")}
     try:
-        empty_url = await big_fixture.create_database(empty_name)
+        urls = {"empty": await big_fixture.create_database(empty_name)}
         filled_url = args.filled_url
         if filled_url is None:
             dropping.append(filled_name)
@@ -194,13 +220,28 @@ async def run(args: argparse.Namespace) -> JSON:
             result["fill_seconds"] = await big_fixture.fill(
                 filled_url, args.matches, args.open, args.players
             )
+        urls["filled"] = filled_url
         result["filled_tables"] = await big_fixture.sizes(filled_url)
-        result["empty"] = await measure(empty_url, args)
-        result["filled"] = await measure(filled_url, args)
+        probes = {side: await _probe(url) for side, url in urls.items()}
+        rounds = []
+        for n in range(args.rounds):
+            began = datetime.now(UTC).isoformat(timespec="seconds")
+            one: JSON = {"began_utc": began}
+            for side in ("empty", "filled") if n % 2 == 0 else ("filled", "empty"):
+                one[side] = await moves_and_clocks(urls[side], args)
+            read = await reads({side: (urls[side], probes[side]) for side in urls}, args.repeat)
+            for side in urls:
+                one[side]["reads"] = read[side]
+            one["filled_over_empty"] = ratios(one["empty"], one["filled"])
+            rounds.append(one)
     finally:
         for name in dropping if not args.keep else []:
             await big_fixture.drop_database(name)
-    result["filled_over_empty"] = ratios(result["empty"], result["filled"])
+    result["rounds"] = rounds
+    result["median_filled_over_empty"] = {
+        key: round(statistics.median(r["filled_over_empty"][key] for r in rounds), 3)
+        for key in rounds[0]["filled_over_empty"]
+    }
     return result
 
 
@@ -259,7 +300,7 @@ async def plans(url: str, args: argparse.Namespace) -> list[JSON]:
     start = PG_LOG.stat().st_size
     try:
         await admin.execute(f'ALTER DATABASE "{name}" SET log_min_duration_statement = 0')
-        await reads(url, probe, 1)
+        await reads({"filled": (url, probe)}, 1)
         await bench_server.run(
             "postgresql", 4, 3.0, 1.0, 0.2, processes=None, redis="", database_url=url
         )
@@ -304,6 +345,7 @@ def main() -> None:
     parser.add_argument("--clock-tables", type=int, default=200)
     parser.add_argument("--clock-seconds", type=float, default=30.0)
     parser.add_argument("--repeat", type=int, default=200, help="each read request")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds (medians)")
     args = parser.parse_args()
     if args.plans:
         assert args.filled_url, "--plans needs --filled-url"
@@ -319,8 +361,10 @@ def main() -> None:
                           "seq_scans": flagged}))  # fmt: skip
         return
     out = uvloop.run(run(args))
-    for key, value in out["filled_over_empty"].items():
-        print(f"  {key:<44}{value}")
+    print(f"  {'filled / empty':<52}{'median':>8}  rounds")
+    for key, value in out["median_filled_over_empty"].items():
+        each = " ".join(f"{r['filled_over_empty'][key]:.3f}" for r in out["rounds"])
+        print(f"  {key:<52}{value:>8.3f}  {each}")
     print(json.dumps({"benchmark": "big_data", "run": uuid.uuid4().hex[:8], **out}))
 
 
