@@ -57,6 +57,7 @@ class Token(Base):
 _PLAYING = text("status = 'playing'")
 _BOT = text("status = 'playing' AND bot")
 _PENDING = text("status = 'pending'")
+_LEASED = text("bot_lease_owner IS NOT NULL")
 _HISTORY = ("finished_at", "table_id", "match_number")  # newest first, a total order
 
 
@@ -111,6 +112,16 @@ class Seat(Base):
     joined_at: Mapped[datetime]
     bot_lease_owner: Mapped[str | None] = mapped_column(String(64))
     bot_lease_until: Mapped[datetime | None]
+    # A process's leases, released together when it stops (migration 0017): the few seats
+    # leased now, not every seat ever taken.
+    __table_args__ = (
+        Index(
+            "ix_seats_bot_lease_owner",
+            "bot_lease_owner",
+            postgresql_where=_LEASED,
+            sqlite_where=_LEASED,
+        ),
+    )
 
 
 class EventRow(Base):

@@ -1,5 +1,5 @@
 """The migrations against the models, on a real SQLite file and a real PostgreSQL database:
-head builds what the models declare, the latest migration goes down and up again, and a
+head builds what the models declare, the latest migrations go down and up again, and a
 player's history page is read on its seat's index in the order it is returned."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from alembic import command
 from app.store import ratings as rating_store
 from app.store.base import Base
 from app.store.db import Database
+from app.store.leases import release_bot_seats
 from app.store.log import finished_matches
 from app.store.migrate import alembic_config, run_migrations
 from app.store.models import FinishedMatch
@@ -75,25 +76,45 @@ async def _on(db: Database, work: Callable[[sa.Connection], T]) -> T:
         return await conn.run_sync(work)
 
 
-async def test_head_is_the_models_and_the_latest_migration_goes_down_and_up(url: str) -> None:
+# The indexes each of the latest migrations adds, newest first: each goes down and up again.
+LATEST = [
+    ("0017_lease_owner_index", {"ix_seats_bot_lease_owner"}),
+    (
+        "0016_history_keyset",
+        {"ix_finished_matches_seat0_history", "ix_finished_matches_seat1_history"},
+    ),
+]
+
+
+def _added(conn: sa.Connection) -> set[str]:
+    """The indexes the models declare that the database lacks."""
+    return {d[1].name for d in _differences(conn) if d[0] == "add_index"}
+
+
+async def test_head_is_the_models_and_the_latest_migrations_go_down_and_up(url: str) -> None:
     db = Database(url)
     script = ScriptDirectory.from_config(alembic_config(url))
     head = script.get_revision("head")
-    assert head is not None and isinstance(head.down_revision, str)
+    assert head is not None and head.revision == LATEST[0][0]
     try:
         await run_migrations(db)
         assert await _on(db, _differences) == []
-        assert await _on(db, _history_indexes) == {
-            "ix_finished_matches_seat0_history",
-            "ix_finished_matches_seat1_history",
-        }
-        await _on(db, lambda c: _move(c, url, str(head.down_revision), down=True))
-        assert await _on(db, _history_indexes) == {
-            "ix_finished_matches_seat0_player_id",
-            "ix_finished_matches_seat1_player_id",
-        }
+        missing: set[str] = set()
+        for revision, adds in LATEST:
+            below = script.get_revision(revision)
+            assert below is not None and isinstance(below.down_revision, str)
+            to = below.down_revision
+
+            def down(conn: sa.Connection, to: str = to) -> None:
+                _move(conn, url, to, down=True)
+
+            await _on(db, down)
+            missing |= adds
+            assert await _on(db, _added) == missing, revision
+        assert "ix_finished_matches_seat0_player_id" in await _on(db, _history_indexes)
         await _on(db, lambda c: _move(c, url, "head"))
         assert await _on(db, _differences) == []
+        assert "ix_finished_matches_seat0_player_id" not in await _on(db, _history_indexes)
     finally:
         await db.close()
 
@@ -105,7 +126,7 @@ async def _plans(url: str, table: str, read: Callable[[AsyncSession], Awaitable[
     caught: list[tuple[str, Any]] = []
 
     def log(_c: Any, _cur: Any, statement: str, params: Any, *_: Any) -> None:
-        if f"FROM {table}" in statement:
+        if f"FROM {table}" in statement or statement.startswith(f"UPDATE {table} "):
             caught.append((statement, params))
 
     try:
@@ -168,3 +189,8 @@ async def test_a_leaderboard_page_after_a_cursor_starts_on_the_index(pg_url: str
     assert "ix_ratings_leaderboard" in plan, plan
     assert _keyset_in_index_cond(plan, "ROW(rating, (player_id)::text) <"), plan
     assert "Sort  (" not in plan and "Seq Scan" not in plan, plan
+
+
+async def test_a_process_releases_its_leases_on_the_lease_index(pg_url: str) -> None:
+    plan = await _plans(pg_url, "seats", lambda s: release_bot_seats(s, "process-1"))
+    assert "ix_seats_bot_lease_owner" in plan and "Seq Scan" not in plan, plan
