@@ -4,13 +4,13 @@ writes, and what the lobby checks a seek's game with and writes at a pairing."""
 from __future__ import annotations
 
 import secrets
-import uuid
 from typing import Any
 
 from app.engine import Event, make_ruleset
 from app.service import ratings
 from app.table import clock as clocks
 from app.table.commands import DECK_DESIGNS, Actor
+from app.table.ids import table_id
 from app.table.model import SeatInfo, TableRow
 from app.table.time import utcnow
 
@@ -32,7 +32,7 @@ def new_table(
     ratings.check_rated(rated, overrides, hints)
     clock_state = clocks.parse_control(clock, minimums)
     table = TableRow(
-        id=uuid.uuid4().hex,
+        id=table_id(),
         created_by=actor.player_id,
         preset=preset,
         rules=rules.to_dict(),

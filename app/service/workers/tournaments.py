@@ -47,6 +47,7 @@ from app.store import tournaments as store
 from app.store.db import is_unavailable
 from app.store.models import Tournament, TournamentEntrant, TournamentPairing
 from app.table import arena, swiss
+from app.table.ids import table_id
 from app.table.model import SeatInfo, TableRow
 from app.table.standings import standings
 from app.table.time import utcnow
@@ -361,7 +362,7 @@ def _pairing(tournament_id: str, round_: int, a: str, b: str | None) -> dict[str
         "round": round_,
         "seat0": a,
         "seat1": b,
-        "table_id": None if b is None else uuid.uuid4().hex,
+        "table_id": None if b is None else table_id(),
         "status": "playing" if b is not None else "bye",
         "winner": None,
         "created_at": utcnow(),
