@@ -29,7 +29,7 @@ into PostgreSQL in bulk (``COPY`` of the templates, then ``INSERT ... SELECT`` o
 The big tables' secondary indexes are dropped during the load and built again afterwards
 (with the definitions the migrations gave them), and foreign-key triggers are off for the
 load (``session_replication_role = replica``): the rows are consistent by construction.
-``ANALYZE`` ends it, as autovacuum would after such a load.
+``VACUUM (ANALYZE)`` ends it, as autovacuum would after such a load.
 """
 
 from __future__ import annotations
@@ -448,8 +448,10 @@ async def fill(
             await conn.execute(definition)
         took["indexes"] = round(time.perf_counter() - began, 1)
         began = time.perf_counter()
-        await conn.execute("ANALYZE")
-        took["analyze"] = round(time.perf_counter() - began, 1)
+        # What autovacuum does after such a load (where it is off, as on this project's
+        # machine, the visibility map stays empty and every index-only scan visits the heap).
+        await conn.execute("VACUUM (ANALYZE)")
+        took["vacuum_analyze"] = round(time.perf_counter() - began, 1)
     finally:
         await conn.close()
     return took
