@@ -51,6 +51,11 @@ server i mod N instead, as ``deploy/nginx.conf`` routes a table's requests and s
 replica: no table event then needs to cross, and the other servers read only the first line
 of each bus message. CPU figures are the sum over the N servers.
 
+``--wake-probe``: beside each phase, a process that only sleeps 1 ms at a time reports how
+late its wake-ups come (``wake_late_p50_ms``, ``wake_late_p99_ms``): the machine's floor for
+anything that waits for a core, measured in the same seconds. A cross-process delivery waits
+for three wake-ups (the mover's server, the receiving one, this client).
+
 ``--ws-moves``: the players send their moves on their table socket (``{"type": "move"}``,
 answered by an ``ack``) instead of over HTTP; dealing the next hand stays HTTP. The move
 latency is then from the message sent to its ack received, and event delivery is timed on the
@@ -581,6 +586,37 @@ async def idle(servers: list[Server], seconds: float) -> float:
     return (servers_cpu(servers) - cpu) / (time.perf_counter() - start)
 
 
+# The machine's floor for anything that waits to be woken: a process that does nothing but
+# sleep 1 ms at a time, timing how late each wake-up comes, while a phase runs. Delivering an
+# event across processes wakes three (the mover's server publishing, the receiving server,
+# this client), each at least as late as this.
+WAKE_PROBE = """
+import json, sys, time
+end, late = time.perf_counter() + float(sys.argv[1]), []
+while (began := time.perf_counter()) < end:
+    time.sleep(0.001)
+    late.append(time.perf_counter() - began - 0.001)
+late.sort()
+print(json.dumps([late[len(late) // 2], late[int(len(late) * 0.99)], len(late)]))
+"""
+
+
+def wake_probe(seconds: float) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", WAKE_PROBE, str(seconds)], stdout=subprocess.PIPE
+    )
+
+
+def wake_figures(probe: subprocess.Popen[bytes]) -> JSON:
+    out, _ = probe.communicate()
+    p50, p99, wakes = json.loads(out)
+    return {
+        "wake_late_p50_ms": round(p50 * 1000, 2),
+        "wake_late_p99_ms": round(p99 * 1000, 2),
+        "wakes": wakes,
+    }
+
+
 async def measure(
     bench: Bench,
     servers: list[Server],
@@ -589,13 +625,16 @@ async def measure(
     seconds: float,
     *,
     profile_to: Path | None = None,
+    wake: bool = False,
 ) -> JSON:
     """One phase: switch the clients to ``think``, warm up, then measure for ``seconds``
-    (and profile the servers meanwhile into ``profile_to``)."""
+    (and profile the servers meanwhile into ``profile_to``; with ``wake``, the wake-up
+    probe beside them)."""
     bench.think = think
     bench.stats = stats = Stats()
     await asyncio.sleep(warmup)
     spies = [] if profile_to is None else profile(servers, seconds, profile_to)
+    probe = wake_probe(seconds) if wake else None
     load = os.getloadavg()[0]
     counters = await bus_counters(servers)
     before = Machine.read(servers)
@@ -609,6 +648,7 @@ async def measure(
     bus = bus_since(await bus_counters(servers), counters)
     for spy in spies:
         await asyncio.to_thread(spy.wait)
+    woken = {} if probe is None else await asyncio.to_thread(wake_figures, probe)
     moves = max(stats.moves, 1)
     delivery = stats.delivery()
     return {
@@ -644,6 +684,7 @@ async def measure(
         "loadavg_1m": round(max(load, os.getloadavg()[0]), 2),
         # Per server: bus messages of the others received, not listened to, and foreign.
         **{f"bus_{key}": values for key, values in bus.items()},
+        **woken,
     }
 
 
@@ -661,6 +702,7 @@ async def run(
     profile_to: Path | None = None,
     asgi: str = "uvicorn",
     database_url: str | None = None,
+    wake: bool = False,
 ) -> JSON:
     bus = None if processes is None else redis
     async with (
@@ -700,8 +742,10 @@ async def run(
                     hand = orjson.loads(await r.read())["table"]["game"]["hand"]
                 if hand["turn"] == 0:
                     seat.wake.put_nowait(hand["phase"])
-            paced = await measure(bench, servers, think, warmup + think, seconds)
-            capacity = await measure(bench, servers, 0.0, warmup, seconds, profile_to=profile_to)
+            paced = await measure(bench, servers, think, warmup + think, seconds, wake=wake)
+            capacity = await measure(
+                bench, servers, 0.0, warmup, seconds, profile_to=profile_to, wake=wake
+            )
             bench.stop = True
             for seat in seats:
                 seat.wake.put_nowait("stop")
@@ -763,6 +807,11 @@ def main() -> None:
         default="uvicorn",
         help="serve with granian instead (a trial: pip install granian beside the benchmark)",
     )
+    parser.add_argument(
+        "--wake-probe",
+        action="store_true",
+        help="time a 1 ms sleeper's wake-ups beside each phase: the machine's floor for waking",
+    )
     args = parser.parse_args()
     results: JSON = {}
     for kind in args.db:
@@ -780,6 +829,7 @@ def main() -> None:
                 profile_to=None if args.profile is None else args.profile / kind,
                 asgi=args.asgi_server,
                 database_url=args.database_url,
+                wake=args.wake_probe,
             )
         )
         print(
