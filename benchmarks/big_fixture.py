@@ -318,9 +318,19 @@ async def _ratings(conn: asyncpg.Connection) -> None:
     )
 
 
+# A copied clock's state with its turn begun when its deadline says (``since`` = the deadline
+# less the bank of the seat to move), so that the timeout applies when the deadline comes: the
+# template's ``since`` would leave it days ahead of the row's deadline, and every runner would
+# take the clock again at each lease and be refused.
+_CLOCK_SINCE = """jsonb_set(t.clock::jsonb, '{since}', to_jsonb(to_char(
+    (o.deadline - make_interval(
+        secs => (t.clock::json->'banks'->>((t.clock::json->>'seat')::int))::float))
+    AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')))::json"""
+
+
 async def _open_tables(conn: asyncpg.Connection, prefix: str, count: int, n_players: int) -> None:
     """``count`` tables in the middle of a hand, person against person, each with a pending
-    correspondence clock (deadline up to three days ahead)."""
+    correspondence clock (deadline from an hour to three days ahead)."""
     kinds = await conn.fetchval("SELECT count(*) FROM fx_tables WHERE kind = 'o'")
     await conn.execute(
         f"""
@@ -329,7 +339,7 @@ async def _open_tables(conn: asyncpg.Connection, prefix: str, count: int, n_play
         SELECT i, md5('{prefix}' || i) AS tid, i % {kinds} AS k, md5('p' || a) AS p0,
             md5('p' || (1 + (a + b) % {n_players})) AS p1,
             now() - random() * interval '3 days' AS created_at,
-            now() + interval '1 hour' + random() * interval '3 days' AS deadline
+            now() + interval '1 hour' + random() * interval '71 hours' AS deadline
         FROM (SELECT i, 1 + floor({n_players} * random())::int AS a,
                 floor(greatest({n_players} - 1, 1) * random())::int AS b
               FROM generate_series(1, {count}) i) g;
@@ -367,7 +377,7 @@ async def _open_tables(conn: asyncpg.Connection, prefix: str, count: int, n_play
         FROM fx_o o JOIN fx_tables t ON t.kind = 'o' AND t.k = o.k;
 
         INSERT INTO clocks (table_id, state, deadline, lease_owner, lease_until)
-        SELECT o.tid, t.clock::json, o.deadline, NULL, NULL
+        SELECT o.tid, {_CLOCK_SINCE}, o.deadline, NULL, NULL
         FROM fx_o o JOIN fx_tables t ON t.kind = 'o' AND t.k = o.k;
         """
     )
