@@ -2,7 +2,8 @@
 their knocks' deadwood, their accuracy where hands were reviewed, their rating over time.
 
 Counted over their finished matches (the newest ``limit``), from the log's ``hand_over`` and
-``knocked`` events and the ``reviews`` table; nothing is kept apart that could drift.
+``knocked`` events and the ``reviews`` table, and their newest ``limit`` rating changes: nothing
+is kept apart that could drift, and what a request reads is bounded whatever the history.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ async def player_stats(db: Database, player_id: str, limit: int) -> dict[str, An
             against[key] = "human" if bot is None else bot
         events = await hand_results(session, list(seat_of))
         reviewed = await reviews_of_tables(session, list(seat_of))
-        changes = await rating_store.changes_of(session, player_id, None)
+        changes = await rating_store.changes_of(session, player_id, limit)
     played: Counter[str] = Counter()
     won: Counter[str] = Counter()
     for m, _ in matches:

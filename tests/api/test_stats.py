@@ -3,11 +3,14 @@ knocks' deadwood, their accuracy once a hand is reviewed, their rating over time
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import pytest
 
-from tests.api.helpers import play_until, seated_table, step
+from tests.api.conftest import start_server
+from tests.api.helpers import play_until, rematch, seated_table, step
 from tests.bots.test_bots_server import bot_table, play_one_hand_then_resign
 from tests.waiting import until
 
@@ -87,3 +90,33 @@ async def test_stats_split_bots_by_level_and_follow_the_rating(
 async def test_stats_of_no_one_are_404(client: httpx.AsyncClient) -> None:
     r = await client.get("/v1/players/nobody/stats")
     assert r.status_code == 404 and r.json()["code"] == "player_not_found"
+
+
+@pytest.fixture
+async def narrow(module_db: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A server whose statistics count a player's newest two matches."""
+    running = start_server(module_db, stats_max_matches=2)
+    try:
+        async with httpx.AsyncClient(base_url=running.url, timeout=30) as http:
+            yield http
+    finally:
+        running.stop()
+
+
+async def test_stats_read_the_newest_matches_and_rating_changes_only(
+    narrow: httpx.AsyncClient,
+) -> None:
+    table_id, (ada, bo) = await seated_table(narrow, rated=True)
+    for match in range(3):
+        if match:
+            await rematch(narrow, table_id, ada, bo)
+        for _ in range(2):
+            await step(narrow, table_id, [ada, bo])
+        r = await narrow.post(f"/v1/tables/{table_id}/resign", headers=bo.auth)
+        assert r.status_code == 200, r.text
+    stats = await _stats(narrow, ada.id)
+    assert stats["matches"]["human"] == {"played": 2, "won": 2}
+    profile = (await narrow.get(f"/v1/players/{ada.id}")).json()
+    assert [h["match_id"] for h in profile["history"]] == [f"{table_id}-{n}" for n in (3, 2, 1)]
+    newest = [h["after"] for h in reversed(profile["history"][:2])]
+    assert [h["rating"] for h in stats["rating_history"]] == newest
