@@ -56,7 +56,7 @@ def _pairable(ids: list[str], played: set[frozenset[str]]) -> bool:
 
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(2, 24), data=st.data())
-def test_a_swiss_round_pairs_everyone_once_or_gives_one_bye_and_never_repeats(
+def test_a_swiss_round_pairs_everyone_once_or_gives_one_bye_and_repeats_only_when_it_must(
     n: int, data: st.DataObject
 ) -> None:
     rounds = data.draw(st.integers(1, min(n - 1 if n % 2 == 0 else n, 6)), label="rounds")
@@ -70,9 +70,16 @@ def test_a_swiss_round_pairs_everyone_once_or_gives_one_bye_and_never_repeats(
         if r.bye in byes and n <= 9:  # a second bye only when no fresh one leaves a round
             fresh = [e for e in everyone if e not in byes]
             assert not any(_pairable([e for e in everyone if e != b], seen) for b in fresh)
-        for a, b in r.pairs:
-            assert swiss.pair_key(a, b) not in seen  # no repeated pairing
-            seen.add(swiss.pair_key(a, b))
+        if any(swiss.pair_key(a, b) in seen for a, b in r.pairs):
+            # A repeat only when every round has one: after five rounds, eight entrants may
+            # each have two opponents left, in a triangle and a pentagon. From twelve on, six
+            # rounds always leave a round without one (Dirac: half the field left to meet).
+            assert n < 12, (n, r)
+            byes_possible = everyone if n % 2 else [""]
+            assert not any(
+                _pairable([e for e in everyone if e != b], seen) for b in byes_possible
+            ), (n, r)
+        seen.update(swiss.pair_key(a, b) for a, b in r.pairs)
         if r.bye:
             byes.append(r.bye)
 
