@@ -262,10 +262,11 @@ async def _matches(
             m.bot IS NOT NULL
         FROM fx_m m JOIN fx_tables t ON t.kind = 'f' AND t.k = m.k;
 
-        INSERT INTO seats (table_id, seat, player_id, bot_level, deck_design, joined_at)
-        SELECT tid, 0, p0, NULL, 'classic', created_at FROM fx_m
+        INSERT INTO seats (table_id, seat, player_id, bot_level, deck_design, joined_at,
+            table_open)
+        SELECT tid, 0, p0, NULL, 'classic', created_at, false FROM fx_m
         UNION ALL
-        SELECT tid, 1, p1, bot, 'classic', created_at FROM fx_m;
+        SELECT tid, 1, p1, bot, 'classic', created_at, false FROM fx_m;
 
         INSERT INTO events (table_id, seq, match_number, hand_number, type, data, secret,
             created_at)

@@ -2,8 +2,8 @@
 
 ``commit`` is a version-guarded UPDATE of the table row first (so SQLite takes its write lock
 before any read of this transaction), then the events with their contiguous seqs, the snapshot,
-seats, chat and the finished-match record — in one transaction (``commit_change``), or for a
-plain move on PostgreSQL in one statement.
+seats (and whether their table is open), chat and the finished-match record — in one
+transaction (``commit_change``), or for a plain move on PostgreSQL in one statement.
 """
 
 from __future__ import annotations
@@ -151,6 +151,8 @@ def commit_change(conn: Connection, loaded: Loaded, change: Change) -> Committed
         conn.execute(
             delete(SEATS).where(SEATS.c.table_id == table.id, SEATS.c.seat.in_(change.vacated))
         )
+    if _flips_finished(loaded, change):
+        conn.execute(_SEATS_OPEN, {"o_id": table.id, "o_open": change.status != "finished"})
     for seat_number, design in change.deck_designs.items():
         conn.execute(
             SEATS.update().where(*_seat_is(table.id, seat_number)),
@@ -199,6 +201,15 @@ def _plain(loaded: Loaded, change: Change) -> bool:
         and change.clock is None
         and change.rematch_offer == KEEP
         and not finishes(loaded, change)
+        and not _flips_finished(loaded, change)
+    )
+
+
+def _flips_finished(loaded: Loaded, change: Change) -> bool:
+    """Whether ``change`` finishes the table or opens a finished one again (a rematch): its
+    seats' ``table_open`` follows (``commit_change``)."""
+    return change.status is not None and (change.status == "finished") != (
+        loaded.table.status == "finished"
     )
 
 
@@ -338,6 +349,11 @@ def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:
     return (SEATS.c.table_id == table_id, SEATS.c.seat == seat)
 
 
+_SEATS_OPEN = (
+    update(SEATS)
+    .where(SEATS.c.table_id == bindparam("o_id"))
+    .values(table_open=bindparam("o_open"))
+)
 _MARK_BOT = update(TABLES).where(TABLES.c.id == bindparam("m_id")).values(bot=True)
 
 _GUARDED_UPDATE = (

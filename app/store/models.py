@@ -58,6 +58,11 @@ _PLAYING = text("status = 'playing'")
 _BOT = text("status = 'playing' AND bot")
 _PENDING = text("status = 'pending'")
 _LEASED = text("bot_lease_owner IS NOT NULL")
+# A seat whose table is not finished, as each dialect writes the test of ``Seat.table_open``
+# (SQLite keeps a boolean as 0 or 1): SQLite serves a query from a partial index only when the
+# query's condition is the index's own.
+_OPEN_PG = text("table_open")
+_OPEN_SQLITE = text("table_open = 1")
 _HISTORY = ("finished_at", "table_id", "match_number")  # newest first, a total order
 
 
@@ -112,14 +117,25 @@ class Seat(Base):
     joined_at: Mapped[datetime]
     bot_lease_owner: Mapped[str | None] = mapped_column(String(64))
     bot_lease_until: Mapped[datetime | None]
-    # A process's leases, released together when it stops (migration 0017): the few seats
-    # leased now, not every seat ever taken.
+    # Whether the seat's table is not finished, written with the table's status when it
+    # finishes or a rematch opens it again (``commits.commit_change``).
+    table_open: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
     __table_args__ = (
+        # A process's leases, released together when it stops (migration 0017): the few seats
+        # leased now, not every seat ever taken.
         Index(
             "ix_seats_bot_lease_owner",
             "bot_lease_owner",
             postgresql_where=_LEASED,
             sqlite_where=_LEASED,
+        ),
+        # A player's tables not finished, counted at each table they create (migration 0018):
+        # the few seats at open tables, not every seat of their history.
+        Index(
+            "ix_seats_player_open",
+            "player_id",
+            postgresql_where=_OPEN_PG,
+            sqlite_where=_OPEN_SQLITE,
         ),
     )
 

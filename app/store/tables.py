@@ -46,11 +46,18 @@ async def table_id_by_invite(session: AsyncSession, code: str) -> str | None:
 
 
 def _open_tables(player_id: str) -> sa.Select[int]:
+    """The player's seats at tables not finished, found on ``ix_seats_player_open`` (the seats
+    whose ``table_open`` holds: as many as their open tables, whatever their history) and
+    checked against each table's status."""
     return (
         select(sa.func.count())
         .select_from(SEATS)
         .join(TABLES, TABLES.c.id == SEATS.c.table_id)
-        .where(SEATS.c.player_id == player_id, TABLES.c.status != "finished")
+        .where(
+            SEATS.c.player_id == player_id,
+            SEATS.c.table_open,
+            TABLES.c.status != "finished",
+        )
     )
 
 

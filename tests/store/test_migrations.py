@@ -1,9 +1,12 @@
 """The migrations against the models, on a real SQLite file and a real PostgreSQL database:
-head builds what the models declare, the latest migrations go down and up again, and a
-player's history page is read on its seat's index in the order it is returned."""
+head builds what the models declare, the latest migrations go down and up again and fill
+what they add, and a player's history page is read on its seat's index in the order it is
+returned."""
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -25,6 +28,7 @@ from app.store.leases import release_bot_seats
 from app.store.log import finished_matches
 from app.store.migrate import alembic_config, run_migrations
 from app.store.models import FinishedMatch
+from app.store.tables import count_open_tables
 from app.table.time import utcnow
 from tests.api.conftest import pg_database
 
@@ -78,6 +82,7 @@ async def _on(db: Database, work: Callable[[sa.Connection], T]) -> T:
 
 # The indexes each of the latest migrations adds, newest first: each goes down and up again.
 LATEST = [
+    ("0018_open_seats", {"ix_seats_player_open"}),
     ("0017_lease_owner_index", {"ix_seats_bot_lease_owner"}),
     (
         "0016_history_keyset",
@@ -194,3 +199,76 @@ async def test_a_leaderboard_page_after_a_cursor_starts_on_the_index(pg_url: str
 async def test_a_process_releases_its_leases_on_the_lease_index(pg_url: str) -> None:
     plan = await _plans(pg_url, "seats", lambda s: release_bot_seats(s, "process-1"))
     assert "ix_seats_bot_lease_owner" in plan and "Seq Scan" not in plan, plan
+
+
+def _seed_tables(conn: sa.Connection) -> None:
+    """At 0017: a player seated at a finished table, one in play and one waiting."""
+    now = utcnow()
+    conn.execute(
+        sa.text("INSERT INTO players (id, name, created_at, bot) VALUES ('p', 'P', :now, false)"),
+        {"now": now},
+    )
+    for table_id, status in (("a", "finished"), ("b", "playing"), ("c", "waiting")):
+        conn.execute(
+            sa.text(
+                "INSERT INTO tables (id, created_by, preset, rules, invite_code, status,"
+                " match_number, version, last_seq, created_at, rated, hints, bot)"
+                " VALUES (:id, 'p', 'standard', '{}', :id, :status, 1, 1, 1, :now, false,"
+                " false, false)"
+            ),
+            {"id": table_id, "status": status, "now": now},
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO seats (table_id, seat, player_id, deck_design, joined_at)"
+                " VALUES (:id, 0, 'p', 'classic', :now)"
+            ),
+            {"id": table_id, "now": now},
+        )
+    conn.commit()
+
+
+def _open_by_table(conn: sa.Connection) -> dict[str, bool]:
+    rows = conn.execute(sa.text("SELECT table_id, table_open FROM seats ORDER BY table_id"))
+    return {table_id: bool(is_open) for table_id, is_open in rows}
+
+
+async def test_the_open_seats_migration_marks_the_seats_of_tables_in_play(url: str) -> None:
+    db = Database(url)
+    try:
+        await run_migrations(db)
+        await _on(db, lambda c: _move(c, url, "0017_lease_owner_index", down=True))
+        await _on(db, _seed_tables)
+        await _on(db, lambda c: _move(c, url, "head"))
+        assert await _on(db, _open_by_table) == {"a": False, "b": True, "c": True}
+        async with db.read() as session:
+            assert await count_open_tables(session, "p") == 2
+    finally:
+        await db.close()
+
+
+async def test_a_players_open_tables_are_counted_on_the_open_seats_index(
+    pg_url: str, tmp_path: Path
+) -> None:
+    plan = await _plans(pg_url, "seats", lambda s: count_open_tables(s, "p" * 32))
+    assert "ix_seats_player_open" in plan and "Seq Scan" not in plan, plan
+    path = tmp_path / "plans.sqlite"
+    db = Database(f"sqlite+aiosqlite:///{path}")
+    caught: list[str] = []
+
+    def log(_c: Any, _cur: Any, statement: str, *_: Any) -> None:
+        caught.append(statement)
+
+    try:
+        await run_migrations(db)
+        sa.event.listen(db.engine.sync_engine, "before_cursor_execute", log)
+        async with db.read() as session:
+            await count_open_tables(session, "p")
+        sa.event.remove(db.engine.sync_engine, "before_cursor_execute", log)
+    finally:
+        await db.close()
+    statement = next(s for s in caught if "FROM seats" in s)
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        rows = raw.execute(f"EXPLAIN QUERY PLAN {statement}", ("p", "finished")).fetchall()
+    details = " | ".join(str(row[-1]) for row in rows)
+    assert "USING INDEX ix_seats_player_open" in details, details
