@@ -4,10 +4,11 @@
         [--every 0.02]
 
 It runs ``alembic upgrade head`` on ``--url`` (as the app does at its start) while, on their
-own connections, two writers do what play does to ``seats`` and ``tables`` every ``--every``
-seconds: one touches a seat of an open table and its table's row (a move's guarded UPDATE, a
-bot's lease), the other a seat of a finished table (a rematch). Each write is timed from
-before it is sent to its commit. It prints the migration's time and each writer's writes,
+own connections, three writers do what play does every ``--every`` seconds: ``move`` touches a
+seat of an open table and its table's row (a move's guarded UPDATE, a bot's lease),
+``rematch`` a seat of a finished table, ``result`` writes a match's row to
+``finished_matches`` and rolls it back (a match that ends). Each write is timed from before it
+is sent to its commit. It prints the migration's time and each writer's writes,
 p50, p99 and longest wait, then one JSON line. Run it on a copy made by
 ``benchmarks/big_fixture.py --keep`` before its migrations are applied (that script migrates
 to head: check out the revision before the migration under test to fill it).
@@ -39,19 +40,33 @@ _TOUCH = """
 UPDATE seats SET deck_design = deck_design WHERE table_id = $1 AND seat = 0;
 """
 _TOUCH_TABLE = "UPDATE tables SET version = version WHERE id = $1"
+# A match's result, written and rolled back: it takes the locks a match that ends takes.
+_RESULT = """
+INSERT INTO finished_matches (table_id, match_number, seat0_player_id, seat1_player_id,
+    winner, reason, scores, final_scores, finished_at)
+SELECT table_id, 1000000, seat0_player_id, seat1_player_id, winner, reason, scores,
+    final_scores, now()
+FROM finished_matches WHERE table_id = $1 AND match_number = 1
+"""
 
 
-async def _writer(url: str, table_id: str, with_table: bool, every: float,
+async def _writer(url: str, table_id: str, kind: str, every: float,
                   stop: asyncio.Event) -> list[float]:  # fmt: skip
     conn = await asyncpg.connect(url)
     waits: list[float] = []
     try:
         while not stop.is_set():
             began = time.perf_counter()
-            async with conn.transaction():
-                await conn.execute(_TOUCH, table_id)
-                if with_table:
-                    await conn.execute(_TOUCH_TABLE, table_id)
+            if kind == "result":
+                written = conn.transaction()
+                await written.start()
+                await conn.execute(_RESULT, table_id)
+                await written.rollback()
+            else:
+                async with conn.transaction():
+                    await conn.execute(_TOUCH, table_id)
+                    if kind == "move":
+                        await conn.execute(_TOUCH_TABLE, table_id)
             waits.append(time.perf_counter() - began)
             await asyncio.sleep(every)
     finally:
@@ -81,10 +96,11 @@ async def run(url: str, every: float) -> dict[str, Any]:
     finally:
         await conn.close()
     stop = asyncio.Event()
-    writers = [
-        asyncio.create_task(_writer(plain, tables["open_table"], True, every, stop)),
-        asyncio.create_task(_writer(plain, tables["finished_table"], False, every, stop)),
-    ]
+    kinds = {"move": "open_table", "rematch": "finished_table", "result": "finished_table"}
+    writers = {
+        kind: asyncio.create_task(_writer(plain, tables[table], kind, every, stop))
+        for kind, table in kinds.items()
+    }
     await asyncio.sleep(1.0)  # the writers' own pace first
     db = Database(plain.replace("postgresql://", "postgresql+asyncpg://", 1))
     began = time.perf_counter()
@@ -94,13 +110,12 @@ async def run(url: str, every: float) -> dict[str, Any]:
         seconds = time.perf_counter() - began
         await db.close()
         stop.set()
-    waits = await asyncio.gather(*writers)
+    waits = dict(zip(writers, await asyncio.gather(*writers.values()), strict=True))
     return {
         "benchmark": "migration_locks",
         "from": version,
         "migration_s": round(seconds, 2),
-        "open_table_writes": _summary(waits[0]),
-        "finished_table_writes": _summary(waits[1]),
+        **{f"{kind}_writes": _summary(w) for kind, w in waits.items()},
     }
 
 
@@ -111,7 +126,7 @@ def main() -> None:
     args = parser.parse_args()
     result = asyncio.run(run(args.url, args.every))
     print(f"migrations from {result['from']}: {result['migration_s']} s")
-    for name in ("open_table_writes", "finished_table_writes"):
+    for name in ("move_writes", "rematch_writes", "result_writes"):
         print(f"  {name:<24}{result[name]}")
     print(json.dumps(result))
 

@@ -117,6 +117,9 @@ async def test_stats_read_the_newest_matches_and_rating_changes_only(
     stats = await _stats(narrow, ada.id)
     assert stats["matches"]["human"] == {"played": 2, "won": 2}
     profile = (await narrow.get(f"/v1/players/{ada.id}")).json()
+    assert (profile["won"], profile["lost"]) == (3, 0)
+    other = (await narrow.get(f"/v1/players/{bo.id}")).json()
+    assert (other["won"], other["lost"]) == (0, 3)
     assert [h["match_id"] for h in profile["history"]] == [f"{table_id}-{n}" for n in (3, 2, 1)]
     newest = [h["after"] for h in reversed(profile["history"][:2])]
     assert [h["rating"] for h in stats["rating_history"]] == newest

@@ -82,6 +82,10 @@ async def _on(db: Database, work: Callable[[sa.Connection], T]) -> T:
 
 # The indexes each of the latest migrations adds, newest first: each goes down and up again.
 LATEST = [
+    (
+        "0019_record_indexes",
+        {"ix_finished_matches_seat0_record", "ix_finished_matches_seat1_record"},
+    ),
     ("0018_open_seats", {"ix_seats_player_open"}),
     ("0017_lease_owner_index", {"ix_seats_bot_lease_owner"}),
     (
@@ -231,6 +235,15 @@ def _seed_tables(conn: sa.Connection) -> None:
 def _open_by_table(conn: sa.Connection) -> dict[str, bool]:
     rows = conn.execute(sa.text("SELECT table_id, table_open FROM seats ORDER BY table_id"))
     return {table_id: bool(is_open) for table_id, is_open in rows}
+
+
+async def test_a_players_won_and_lost_are_counted_on_the_record_indexes_alone(
+    pg_url: str,
+) -> None:
+    plan = await _plans(pg_url, "finished_matches", lambda s: rating_store.record_of(s, "p" * 32))
+    for s in (0, 1):
+        assert f"Index Only Scan using ix_finished_matches_seat{s}_record" in plan, plan
+    assert "Heap Scan" not in plan and "Seq Scan" not in plan, plan
 
 
 async def test_the_open_seats_migration_marks_the_seats_of_tables_in_play(url: str) -> None:
