@@ -14,10 +14,11 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import asyncpg
+import httpx
 import pytest
 import uvicorn
 
@@ -99,6 +100,17 @@ def start_server(database_url: str, **overrides: object) -> Server:
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.02)
     return Server(f"http://127.0.0.1:{port}", settings, server, thread)
+
+
+@contextlib.asynccontextmanager
+async def client_of(database_url: str, **overrides: object) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of a new server on ``database_url`` (``start_server``), stopped after."""
+    running = start_server(database_url, **overrides)
+    try:
+        async with httpx.AsyncClient(base_url=running.url, timeout=30) as http:
+            yield http
+    finally:
+        running.stop()
 
 
 async def _pg(statement: str) -> None:

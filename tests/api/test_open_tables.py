@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from app.store import Database
 from app.store.tables import SEATS
-from tests.api.conftest import start_server
+from tests.api.conftest import client_of
 from tests.api.helpers import Player, new_player, new_table, rematch, step
 
 
@@ -24,12 +24,8 @@ def url(module_db: str) -> str:
 @pytest.fixture
 async def capped(url: str) -> AsyncIterator[httpx.AsyncClient]:
     """A server where a player may sit at two open tables when creating another."""
-    running = start_server(url, max_open_tables=2)
-    try:
-        async with httpx.AsyncClient(base_url=running.url, timeout=30) as http:
-            yield http
-    finally:
-        running.stop()
+    async with client_of(url, max_open_tables=2) as http:
+        yield http
 
 
 async def _create(http: httpx.AsyncClient, player: Player) -> httpx.Response:

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import start_server
+from tests.api.conftest import client_of
 from tests.api.helpers import play_until, rematch, seated_table, step
 from tests.bots.test_bots_server import bot_table, play_one_hand_then_resign
 from tests.waiting import until
@@ -95,12 +95,8 @@ async def test_stats_of_no_one_are_404(client: httpx.AsyncClient) -> None:
 @pytest.fixture
 async def narrow(module_db: str) -> AsyncIterator[httpx.AsyncClient]:
     """A server whose statistics count a player's newest two matches."""
-    running = start_server(module_db, stats_max_matches=2)
-    try:
-        async with httpx.AsyncClient(base_url=running.url, timeout=30) as http:
-            yield http
-    finally:
-        running.stop()
+    async with client_of(module_db, stats_max_matches=2) as http:
+        yield http
 
 
 async def test_stats_read_the_newest_matches_and_rating_changes_only(
