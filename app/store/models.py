@@ -58,11 +58,8 @@ _PLAYING = text("status = 'playing'")
 _BOT = text("status = 'playing' AND bot")
 _PENDING = text("status = 'pending'")
 _LEASED = text("bot_lease_owner IS NOT NULL")
-# A seat whose table is not finished, as each dialect writes the test of ``Seat.table_open``
-# (SQLite keeps a boolean as 0 or 1): SQLite serves a query from a partial index only when the
-# query's condition is the index's own.
-_OPEN_PG = text("table_open")
-_OPEN_SQLITE = text("table_open = 1")
+# ``Seat.table_open`` as each dialect tests it (SQLite serves a partial index to its own words)
+_OPEN_PG, _OPEN_SQLITE = text("table_open"), text("table_open = 1")
 _HISTORY = ("finished_at", "table_id", "match_number")  # newest first, a total order
 
 
@@ -120,23 +117,15 @@ class Seat(Base):
     # Whether the seat's table is not finished, written with the table's status when it
     # finishes or a rematch opens it again (``commits.commit_change``).
     table_open: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
-    __table_args__ = (
-        # A process's leases, released together when it stops (migration 0017): the few seats
-        # leased now, not every seat ever taken.
-        Index(
-            "ix_seats_bot_lease_owner",
-            "bot_lease_owner",
-            postgresql_where=_LEASED,
-            sqlite_where=_LEASED,
-        ),
-        # A player's tables not finished, counted at each table they create (migration 0018):
-        # the few seats at open tables, not every seat of their history.
-        Index(
-            "ix_seats_player_open",
-            "player_id",
-            postgresql_where=_OPEN_PG,
-            sqlite_where=_OPEN_SQLITE,
-        ),
+    # A process's leases, released together when it stops (migration 0017), and a player's
+    # open tables, counted at each table they create (0018): the few seats leased or at open
+    # tables now, not every seat ever taken.
+    __table_args__ = tuple(
+        Index(name, column, postgresql_where=pg, sqlite_where=lite)
+        for name, column, pg, lite in (
+            ("ix_seats_bot_lease_owner", "bot_lease_owner", _LEASED, _LEASED),
+            ("ix_seats_player_open", "player_id", _OPEN_PG, _OPEN_SQLITE),
+        )
     )
 
 
@@ -193,16 +182,12 @@ class FinishedMatch(Base):
     final_scores: Mapped[list[Any]]
     finished_at: Mapped[datetime]
 
-    # A player's history, newest first, is walked on these (one per seat, migration 0016), from
-    # a page's keyset on.
+    # Per seat: a player's history, newest first, walked from a page's keyset on (migration
+    # 0016), and their matches won and lost, counted from the index alone (0019).
     __table_args__ = tuple(
-        Index(f"ix_finished_matches_seat{s}_history", f"seat{s}_player_id", *_HISTORY)
+        Index(f"ix_finished_matches_seat{s}_{kind}", f"seat{s}_player_id", *columns)
         for s in (0, 1)
-    ) + tuple(
-        # A player's matches won and lost, counted from these alone (migration 0019: an
-        # index-only scan of their entries, no row read).
-        Index(f"ix_finished_matches_seat{s}_record", f"seat{s}_player_id", "winner")
-        for s in (0, 1)
+        for kind, columns in (("history", _HISTORY), ("record", ("winner",)))
     )
 
 
