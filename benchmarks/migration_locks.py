@@ -36,9 +36,7 @@ _OPEN_SEAT = """
 SELECT s.table_id FROM seats s JOIN tables t ON t.id = s.table_id
 WHERE t.status {op} 'finished' AND s.seat = 0 LIMIT 1
 """
-_TOUCH = """
-UPDATE seats SET deck_design = deck_design WHERE table_id = $1 AND seat = 0;
-"""
+_TOUCH = "UPDATE seats SET deck_design = deck_design WHERE table_id = $1 AND seat = 0"
 _TOUCH_TABLE = "UPDATE tables SET version = version WHERE id = $1"
 # A match's result, written and rolled back: it takes the locks a match that ends takes.
 _RESULT = """
@@ -50,8 +48,9 @@ FROM finished_matches WHERE table_id = $1 AND match_number = 1
 """
 
 
-async def _writer(url: str, table_id: str, kind: str, every: float,
-                  stop: asyncio.Event) -> list[float]:  # fmt: skip
+async def _writer(
+    url: str, table_id: str, kind: str, every: float, stop: asyncio.Event
+) -> list[float]:
     conn = await asyncpg.connect(url)
     waits: list[float] = []
     try:
