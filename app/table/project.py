@@ -83,8 +83,9 @@ def committed(
         table.rated, offer, table.hints,
     )  # fmt: skip
     by_seat = {s.seat: s for s in [*loaded.seats, *change.seats] if s.seat not in change.vacated}
+    designs = change.deck_designs
     seats = [
-        replace(s, deck_design=change.deck_designs.get(s.seat, s.deck_design))
+        replace(s, deck_design=designs[s.seat]) if s.seat in designs else s
         for _, s in sorted(by_seat.items())
     ]
     state = loaded.state if change.state is None else change.state

@@ -31,6 +31,8 @@ RENDERED = Counter(
     "Table messages redacted and serialised (once per audience; every socket shares them)",
     ["kind"],
 )
+RENDERED_EVENTS = RENDERED.labels("event")
+RENDERED_VIEWS = RENDERED.labels("view")
 
 
 class Frames:
@@ -45,7 +47,7 @@ class Frames:
         key = (stored.table_id, stored.seq, seat)
         cached = self._events.get(key)
         if cached is None:
-            RENDERED.labels("event").inc()
+            RENDERED_EVENTS.inc()
             cached = client_out.text(client_out.event_message(stored, seat))
             self._events.put(key, cached)
         return cached
@@ -57,7 +59,7 @@ class Frames:
         key = (table.id, table.version, table.last_seq, seat)
         cached = self._views.get(key)
         if cached is None:
-            RENDERED.labels("view").inc()
+            RENDERED_VIEWS.inc()
             # Every actor of one seat sees that seat's view; anyone else a spectator's.
             view = service.render(loaded, None if seat is None else actor)
             cached = client_out.view(view)
