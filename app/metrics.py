@@ -7,7 +7,14 @@ Every name starts with ``ginrummy_``. Routes are labelled by their template
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+import gc
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 # Request latencies run from well under a millisecond (a cached move) to a database timeout.
 LATENCY_BUCKETS = (
@@ -101,3 +108,32 @@ REVIEW_CPU = Counter(
     "ginrummy_review_cpu_seconds_total",
     "CPU seconds the review workers spent on those reviews.",
 )
+
+
+class Collections(Collector):
+    """``ginrummy_gc_seconds_total``: the CPU time of the process's garbage collections (the
+    collecting thread's, from each collection's start to its end), as ``gc.callbacks`` see
+    them; the young ones' cost is what ``app.main.GC_YOUNG_EVERY`` was chosen by. The callback
+    only adds to a float: it runs inside the collector, where a lock could be held already."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+
+    def on_collection(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.thread_time()
+        else:
+            self.seconds += time.thread_time() - self._started
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        yield CounterMetricFamily(
+            "ginrummy_gc_seconds",
+            "CPU seconds spent in garbage collections, all generations.",
+            value=self.seconds,
+        )
+
+
+COLLECTIONS = Collections()
+REGISTRY.register(COLLECTIONS)
+gc.callbacks.append(COLLECTIONS.on_collection)

@@ -55,6 +55,7 @@ def run_ours(db: str, ws_moves: bool, args: argparse.Namespace) -> JSON:
         "paced_cpu_ms": paced["server_cpu_ms_per_move"],
         "client_cpu_ms": capacity["client_cpu_ms_per_move"],
         "database_cpu_ms": capacity["database_cpu_ms_per_move"],
+        "gc_share": capacity.get("gc_share"),
         "refused": capacity["refused"] + paced["refused"],
         "load": capacity["loadavg_1m"],
     }

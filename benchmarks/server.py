@@ -130,11 +130,13 @@ class Server:
 
 # The bus's counters each server reports at /metrics (``app.bus.redis``), read after each phase:
 # the messages of the other processes it received, those nothing of it listened to, and those
-# about tables and players it does not serve at all (target 0).
+# about tables and players it does not serve at all (target 0); and its garbage collections' CPU
+# seconds (``app.metrics.Collections``).
 BUS_COUNTERS = {
     "received": "ginrummy_bus_received_total",
     "skipped": "ginrummy_bus_skipped_total",
     "foreign": "ginrummy_bus_foreign_messages_total",
+    "gc_seconds": "ginrummy_gc_seconds_total",
 }
 
 
@@ -683,7 +685,9 @@ async def measure(
         "machine_cpu_ms_per_move": round(used.total * 1000 / moves, 3),
         "loadavg_1m": round(max(load, os.getloadavg()[0]), 2),
         # Per server: bus messages of the others received, not listened to, and foreign.
-        **{f"bus_{key}": values for key, values in bus.items()},
+        **{f"bus_{key}": values for key, values in bus.items() if key != "gc_seconds"},
+        # The servers' garbage collections, as a share of their CPU.
+        "gc_share": round(sum(s or 0.0 for s in bus["gc_seconds"]) / max(server_cpu, 1e-9), 4),
         **woken,
     }
 

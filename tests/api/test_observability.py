@@ -5,6 +5,7 @@ JSON log of a real ``python -m app`` carries request ids and tables (never a tok
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 import uuid
@@ -78,6 +79,22 @@ async def test_metrics_count_requests_and_move_commits(
     assert value(after, latency, **labels) - value(before, latency, **labels) >= 2
     # The raw path never becomes a label.
     assert not any("none" in dict(labels).get("route", "") for _, labels in after)
+
+
+@sqlite_only
+async def test_garbage_collections_count_their_cpu(client: httpx.AsyncClient) -> None:
+    """``ginrummy_gc_seconds_total`` (the server runs in this process) grows by at least most of
+    what a collection of many young containers cost this thread."""
+    name = "ginrummy_gc_seconds_total"
+    before = value(await samples(client), name)
+    garbage = [[i] for i in range(300_000)]
+    started = time.thread_time()
+    gc.collect()
+    spent = time.thread_time() - started
+    del garbage
+    after = value(await samples(client), name)
+    assert spent > 0.001
+    assert after - before >= spent * 0.9
 
 
 async def test_tables_in_play_are_counted_behind_the_scrape(tmp_path: Path) -> None:
