@@ -130,18 +130,19 @@ class Server:
 
 # The bus's counters each server reports at /metrics (``app.bus.redis``), read after each phase:
 # the messages of the other processes it received, those nothing of it listened to, and those
-# about tables and players it does not serve at all (target 0); and its garbage collections' CPU
-# seconds (``app.metrics.Collections``).
+# about tables and players it does not serve at all (target 0).
 BUS_COUNTERS = {
-    "received": "ginrummy_bus_received_total",
-    "skipped": "ginrummy_bus_skipped_total",
-    "foreign": "ginrummy_bus_foreign_messages_total",
-    "gc_seconds": "ginrummy_gc_seconds_total",
+    "bus_received": "ginrummy_bus_received_total",
+    "bus_skipped": "ginrummy_bus_skipped_total",
+    "bus_foreign": "ginrummy_bus_foreign_messages_total",
 }
+# Every counter read after each phase: the bus's, and the garbage collections' CPU seconds
+# (``app.metrics.Collections``).
+COUNTERS = {**BUS_COUNTERS, "gc_seconds": "ginrummy_gc_seconds_total"}
 
 
-async def bus_counters(servers: list[Server]) -> list[dict[str, float | None]]:
-    """Each server's ``BUS_COUNTERS`` so far (None: a server without that counter)."""
+async def read_counters(servers: list[Server]) -> list[dict[str, float | None]]:
+    """Each server's ``COUNTERS`` so far (None: a server without that counter)."""
     out: list[dict[str, float | None]] = []
     async with httpx.AsyncClient(verify=TLS) as http:
         for server in servers:
@@ -151,11 +152,11 @@ async def bus_counters(servers: list[Server]) -> list[dict[str, float | None]]:
                 for line in text.splitlines()
                 if line and not line.startswith("#")
             }
-            out.append({key: values.get(name) for key, name in BUS_COUNTERS.items()})
+            out.append({key: values.get(name) for key, name in COUNTERS.items()})
     return out
 
 
-def bus_since(
+def counters_since(
     after: list[dict[str, float | None]], before: list[dict[str, float | None]]
 ) -> dict[str, list[float | None]]:
     """Each counter's growth over a phase, one figure per server."""
@@ -164,7 +165,7 @@ def bus_since(
             None if a[key] is None else a[key] - (b[key] or 0.0)  # type: ignore[operator]
             for a, b in zip(after, before, strict=True)
         ]
-        for key in BUS_COUNTERS
+        for key in COUNTERS
     }
 
 
@@ -638,7 +639,7 @@ async def measure(
     spies = [] if profile_to is None else profile(servers, seconds, profile_to)
     probe = wake_probe(seconds) if wake else None
     load = os.getloadavg()[0]
-    counters = await bus_counters(servers)
+    counters = await read_counters(servers)
     before = Machine.read(servers)
     stats.measuring = True
     start = time.perf_counter()
@@ -647,7 +648,7 @@ async def measure(
     elapsed = time.perf_counter() - start
     used = Machine.read(servers).since(before)
     server_cpu, client_cpu = used.servers, used.client
-    bus = bus_since(await bus_counters(servers), counters)
+    grown = counters_since(await read_counters(servers), counters)
     for spy in spies:
         await asyncio.to_thread(spy.wait)
     woken = {} if probe is None else await asyncio.to_thread(wake_figures, probe)
@@ -685,9 +686,9 @@ async def measure(
         "machine_cpu_ms_per_move": round(used.total * 1000 / moves, 3),
         "loadavg_1m": round(max(load, os.getloadavg()[0]), 2),
         # Per server: bus messages of the others received, not listened to, and foreign.
-        **{f"bus_{key}": values for key, values in bus.items() if key != "gc_seconds"},
+        **{key: grown[key] for key in BUS_COUNTERS},
         # The servers' garbage collections, as a share of their CPU.
-        "gc_share": round(sum(s or 0.0 for s in bus["gc_seconds"]) / max(server_cpu, 1e-9), 4),
+        "gc_share": round(sum(s or 0.0 for s in grown["gc_seconds"]) / max(server_cpu, 1e-9), 4),
         **woken,
     }
 
