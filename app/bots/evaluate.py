@@ -69,6 +69,20 @@ def meld_draws(hand: int) -> int:
     return (runs | sets) & FULL_DECK_MASK & ~hand
 
 
+# By the five bits of a suit around a card (two ranks below it to two above, the card itself
+# in the middle): whether two of them make a run with it. Ranks past the king and below the
+# ace are never held (a lane has 16 ids for 13 ranks), so the window needs no bounds check.
+_RUN_WINDOW = tuple(
+    w & 0b00011 == 0b00011 or w & 0b01010 == 0b01010 or w & 0b11000 == 0b11000 for w in range(32)
+)
+
+
+def melds_with(hand: int, c: int) -> bool:
+    """Whether the card ``c`` (not in ``hand``) would join a meld with the cards of ``hand``:
+    ``meld_draws(hand) >> c & 1`` for one card, without building the whole mask."""
+    return (hand & SAME_RANK[c]).bit_count() >= 2 or _RUN_WINDOW[hand << 2 >> c & 31]
+
+
 # The ten-point ranks (T, J, Q, K) of every suit.
 _TENS = ((1 << RANK_COUNT) - (1 << 9)) * SPREAD
 

@@ -33,6 +33,55 @@ class KnockRisk(NamedTuple):
     points: float
 
 
+class Sampler:
+    """Plausible opponent hands for one decision: its known cards plus unknown ones drawn by
+    ``chance`` (with ``extra`` cards more, the costliest shed); with ``habits``
+    (``app.bots.opponent``), drawn again while one contradicts them. What every sample shares
+    (the unseen cards that may be held, and their weights' exponents) is worked out once."""
+
+    __slots__ = ("_exponents", "_habits", "_k", "_pool", "_take")
+
+    def __init__(
+        self,
+        k: Knowledge,
+        chance: Mapping[int, float],
+        extra: int,
+        habits: Habits | None = None,
+    ) -> None:
+        pool = [u for u in bits(k.unseen) if chance.get(u, 0.0) > 0.0]
+        self._k = k
+        self._pool = pool
+        self._exponents = [1.0 / chance[u] for u in pool]
+        self._take = min(len(pool), k.opp_unknown_count + max(0, extra))
+        self._habits = habits
+
+    def __call__(self, rng: random.Random) -> int:
+        """One sampled opponent hand (its cards now)."""
+        hand = self._draw(rng)
+        habits = self._habits
+        if habits is not None:
+            for _ in range(RETRIES):
+                if habits.allows(self._k, hand, rng):
+                    break
+                hand = self._draw(rng)
+        return hand
+
+    def _draw(self, rng: random.Random) -> int:
+        k, pool, exponents = self._k, self._pool, self._exponents
+        # Weighted sampling without replacement (Efraimidis-Spirakis keys).
+        r = rng.random
+        keys = [-(r() ** e) for e in exponents]
+        order = sorted(range(len(pool)), key=keys.__getitem__)
+        hand = k.opp_known
+        for i in order[: self._take]:
+            hand |= 1 << pool[i]
+        while hand.bit_count() > k.opp_count:
+            a = arrange(hand)
+            loose = a.deadwood_mask & ~k.opp_known or hand & ~k.opp_known
+            hand &= ~(1 << costliest(loose))
+        return hand
+
+
 def sample_opponent(
     k: Knowledge,
     chance: Mapping[int, float],
@@ -40,32 +89,8 @@ def sample_opponent(
     rng: random.Random,
     habits: Habits | None = None,
 ) -> int:
-    """One plausible opponent hand: its known cards plus unknown ones drawn by ``chance``;
-    with ``habits`` (``app.bots.opponent``), drawn again while it contradicts them."""
-    hand = _draw(k, chance, extra, rng)
-    if habits is not None:
-        for _ in range(RETRIES):
-            if habits.allows(k, hand, rng):
-                break
-            hand = _draw(k, chance, extra, rng)
-    return hand
-
-
-def _draw(k: Knowledge, chance: Mapping[int, float], extra: int, rng: random.Random) -> int:
-    need = k.opp_unknown_count
-    pool = [u for u in bits(k.unseen) if chance.get(u, 0.0) > 0.0]
-    take = min(len(pool), need + max(0, extra))
-    # Weighted sampling without replacement (Efraimidis-Spirakis keys).
-    keyed = sorted(pool, key=lambda u: -(rng.random() ** (1.0 / chance[u])))
-    hand = k.opp_known
-    for u in keyed[:take]:
-        hand |= 1 << u
-    while hand.bit_count() > k.opp_count:
-        a = arrange(hand)
-        loose = a.deadwood_mask & ~k.opp_known or hand & ~k.opp_known
-        drop = costliest(loose)
-        hand &= ~(1 << drop)
-    return hand
+    """One plausible opponent hand (``Sampler``'s, for a single draw)."""
+    return Sampler(k, chance, extra, habits)(rng)
 
 
 def knock_risk(
@@ -79,10 +104,11 @@ def knock_risk(
 ) -> KnockRisk:
     """Undercut chance and expected points of knocking with the 10 cards ``knock_hand``."""
     rng = random.Random(knock_hand * 131 + k.stock_size * 7 + k.opp_known)
+    sample = Sampler(k, chance, extra, habits)
     undercut = 0
     total = 0.0
     for _ in range(samples):
-        opp = sample_opponent(k, chance, extra, rng, habits) & ~knock_hand
+        opp = sample(rng) & ~knock_hand
         s = settle(
             knock_hand,
             opp,

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.bots.knock import Sampler
 from app.bots.knowledge import Knowledge, build
 from app.bots.levels import HardBot
 from app.bots.search import EVIDENCE, Hand, Move, Terms, World, _seed, evaluate, sample_world
@@ -102,11 +103,10 @@ def judge(
     hand = Hand(
         k.knock_limit, k.dead_hand_at, k.big_gin, bot.gin_wait, bot.gin_wait_turns, offer_next
     )
-    chance = bot.holding(k)
-    extra = int(k.opp_draws * bot.extra_per_draw)
+    sample = Sampler(k, bot.holding(k), int(k.opp_draws * bot.extra_per_draw))
     values: list[list[float]] = [[] for _ in options]
     for _ in range(budget.samples):
-        world = sample_world(k, chance, extra, rng)
+        world = sample_world(k, sample, rng)
         for i, move in enumerate(options):
             copy = World(list(world.hands), list(world.stock), list(world.pile))
             values[i].append(_value(move, copy, hand, terms))

@@ -32,12 +32,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from app.bots.evaluate import bits, costliest, meld_draws
-from app.bots.knock import sample_opponent
+from app.bots.evaluate import bits, costliest, melds_with
+from app.bots.knock import Sampler
 from app.bots.knowledge import Knowledge
 from app.bots.opponent import Habits
 from app.engine.cards import POINTS, SPREAD
-from app.engine.melds import arrange, deadwood, points
+from app.engine.melds import arrange, best_arrangement, deadwood, points
 from app.engine.settlement import settle
 
 # Fewer samples than this per candidate would be noise, not judgement: the heuristic decides.
@@ -144,15 +144,10 @@ class World:
     pile: list[int]
 
 
-def sample_world(
-    k: Knowledge,
-    chance: Mapping[int, float],
-    extra: int,
-    rng: random.Random,
-    habits: Habits | None = None,
-) -> World:
-    """Hidden cards dealt one way consistent with ``k``: the opponent's hand, then the stock."""
-    opp = sample_opponent(k, chance, extra, rng, habits)
+def sample_world(k: Knowledge, sample: Sampler, rng: random.Random) -> World:
+    """Hidden cards dealt one way consistent with ``k``: the opponent's hand (``sample``'s),
+    then the stock."""
+    opp = sample(rng)
     stock = list(bits(k.unseen & ~opp))
     rng.shuffle(stock)
     return World([k.hand, opp], stock, list(k.discard_pile))
@@ -197,11 +192,11 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
     hands, stock, pile = world.hands, world.stock, world.pile
     for _ in range(MAX_PLAYOUT_TURNS):
         h = hands[turn]
-        a = arrange(h)
+        a = best_arrangement(h)
         if a.deadwood == 0 and hand.big_gin:
             s = settle(h, hands[1 - turn], big_gin=True, **_bonuses(terms))
             return terms.value(s.points if turn == 0 else -s.points)
-        loose = a.deadwood_mask
+        loose = h & ~a.melded_mask
         if drawn is not None:
             loose &= ~(1 << drawn)
         if loose:
@@ -224,7 +219,7 @@ def playout(world: World, turn: int, drawn: int | None, hand: Hand, terms: Terms
         turn = 1 - turn
         h = hands[turn]
         top = pile[-1]
-        if meld_draws(h) >> top & 1:
+        if melds_with(h, top):
             pile.pop()
             drawn = top
         else:
@@ -315,7 +310,7 @@ def evaluate(move: Move, world: World, hand: Hand, terms: Terms) -> float:
     opp = world.hands[1]
     top = card
     drawn: int | None = top
-    if meld_draws(opp) >> top & 1:
+    if melds_with(opp, top):
         world.pile.pop()
     else:
         drawn = None
@@ -329,7 +324,7 @@ def _passed(world: World, hand: Hand, terms: Terms) -> float:
     meld it (the fast policy), else the non-dealer, who was offered it first, draws from the
     stock (the refused upcard stays put)."""
     opp, top = world.hands[1], world.pile[-1]
-    if hand.offer_next and meld_draws(opp) >> top & 1:
+    if hand.offer_next and melds_with(opp, top):
         world.pile.pop()
         world.hands[1] = opp | 1 << top
         return playout(world, 1, top, hand, terms)
@@ -385,13 +380,14 @@ def search(
     samples = budget.playouts // len(candidates)
     if samples < MIN_SAMPLES:
         return Outcome(candidates[0], {}, 0, 0, False)
+    sample = Sampler(k, chance, extra, habits)
     done = 0
     cut = False
     for _ in range(samples):
         if (time.perf_counter() - start) * 1000 > budget.cap_ms:
             cut = True
             break
-        world = sample_world(k, chance, extra, rng, habits)
+        world = sample_world(k, sample, rng)
         rules = waiting if waits and rng.random() < waits else hand
         first = 0.0
         for i, move in enumerate(candidates):

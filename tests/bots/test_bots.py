@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.bots import LEVELS, NoMoveError, get_bot, has_move
-from app.bots.evaluate import bits, meld_draws
+from app.bots.evaluate import bits, meld_draws, melds_with
 from app.bots.knock import knock_risk
 from app.bots.knowledge import build
 from app.bots.levels import MediumBot
@@ -195,6 +195,16 @@ def test_meld_draws_are_exactly_the_cards_that_can_join_a_meld() -> None:
             if any(m >> u & 1 for m in melds_within(hand | 1 << u))
         )
         assert meld_draws(hand) == joins
+
+
+def test_melds_with_tells_one_card_as_meld_draws_tells_them_all() -> None:
+    rng = random.Random(11)
+    deck = list(bits(FULL_DECK_MASK))
+    for _ in range(2000):
+        hand = sum(1 << c for c in rng.sample(deck, rng.randint(0, 12)))
+        draws = meld_draws(hand)
+        for u in bits(FULL_DECK_MASK & ~hand):
+            assert melds_with(hand, u) == bool(draws >> u & 1)
 
 
 def test_hard_knock_risk_is_higher_late_than_early() -> None:
