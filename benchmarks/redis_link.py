@@ -89,7 +89,7 @@ async def subscribe(kind: str, url: str, batch: int, count: int) -> tuple[float,
                 first = first or time.process_time()
                 received += 1
         cpu = time.process_time() - (first or 0.0)
-        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]
         await redis.aclose()
     else:
         subscribed = asyncio.Event()
