@@ -12,8 +12,9 @@ the table socket (the peer's go over its socket too), one process with the Redis
 (``server.py --processes 1 --ws-moves``), persisting every move; ``--http`` adds the same with
 the moves over HTTP. Each run's last line is parsed; the script prints each round and the
 medians, and the ratio of this server's server CPU per move at capacity to the in-memory
-peer's, round by round (each from runs minutes apart) and of the medians. The last line is one
-JSON object with every figure.
+peer's, round by round (each from runs minutes apart) and of the medians; on SQLite, also net
+of SQLite's own writes, which run in the server's process (``sqlite_cpu_ms``) and which the
+in-memory peer has no counterpart of. The last line is one JSON object with every figure.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def run_ours(db: str, ws_moves: bool, args: argparse.Namespace) -> JSON:
         "paced_cpu_ms": paced["server_cpu_ms_per_move"],
         "client_cpu_ms": capacity["client_cpu_ms_per_move"],
         "database_cpu_ms": capacity["database_cpu_ms_per_move"],
+        # SQLite's writes, inside the server's process: part of cpu_ms.
+        "sqlite_cpu_ms": capacity.get("sqlite_cpu_ms_per_move", 0.0),
         "gc_share": capacity.get("gc_share"),
         "refused": capacity["refused"] + paced["refused"],
         "load": capacity["loadavg_1m"],
@@ -124,6 +127,18 @@ def main() -> None:
             f"  {config:<20} {medians[config]:.3f}  (each {each})  "
             f"/ {configs[0]}: {ratio} (by round {by_round})"
         )
+        if any(r.get("sqlite_cpu_ms") for r in runs[config]):
+            # The same without SQLite's own work in the server's process, which the peer
+            # (persisting nothing) has no counterpart of.
+            net = [r["cpu_ms"] - r["sqlite_cpu_ms"] for r in runs[config]]
+            net_by_round = [round(n / p["cpu_ms"], 2) for n, p in zip(net, peer, strict=True)]
+            net_ratio = round(statistics.median(net) / medians[configs[0]], 2)
+            ratios[config] |= {"net_of_sqlite": net_ratio, "net_by_round": net_by_round}
+            print(
+                f"  {config + ' net':<20} {statistics.median(net):.3f}  "
+                f"(SQLite's writes {[r['sqlite_cpu_ms'] for r in runs[config]]} taken out)  "
+                f"/ {configs[0]}: {net_ratio} (by round {net_by_round})"
+            )
     print(json.dumps({"benchmark": "peer", "medians": medians, "ratios": ratios, "runs": runs}))
 
 

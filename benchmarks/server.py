@@ -136,9 +136,13 @@ BUS_COUNTERS = {
     "bus_skipped": "ginrummy_bus_skipped_total",
     "bus_foreign": "ginrummy_bus_foreign_messages_total",
 }
-# Every counter read after each phase: the bus's, and the garbage collections' CPU seconds
-# (``app.metrics.Collections``).
-COUNTERS = {**BUS_COUNTERS, "gc_seconds": "ginrummy_gc_seconds_total"}
+# Every counter read after each phase: the bus's, the garbage collections' CPU seconds
+# (``app.metrics.Collections``) and SQLite's, which runs inside the server (``app.store.db``).
+COUNTERS = {
+    **BUS_COUNTERS,
+    "gc_seconds": "ginrummy_gc_seconds_total",
+    "sqlite_seconds": "ginrummy_sqlite_cpu_seconds_total",
+}
 
 
 async def read_counters(servers: list[Server]) -> list[dict[str, float | None]]:
@@ -689,6 +693,11 @@ async def measure(
         **{key: grown[key] for key in BUS_COUNTERS},
         # The servers' garbage collections, as a share of their CPU.
         "gc_share": round(sum(s or 0.0 for s in grown["gc_seconds"]) / max(server_cpu, 1e-9), 4),
+        # SQLite's writes, inside the servers: part of server_cpu_ms_per_move (0 on PostgreSQL,
+        # whose CPU is database_cpu_ms_per_move).
+        "sqlite_cpu_ms_per_move": round(
+            sum(s or 0.0 for s in grown["sqlite_seconds"]) * 1000 / moves, 3
+        ),
         **woken,
     }
 

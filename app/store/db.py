@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 import orjson
+from prometheus_client import Counter
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import (
@@ -38,6 +40,15 @@ HOT_POOL_SIZE = 4
 # statistics; a plan is made again only when they change), so these connections never choose
 # a sequential scan where an index serves.
 HOT_SETTINGS = {"plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"}
+
+
+# SQLite runs in the server's own process, so its work is part of the server's CPU (on
+# PostgreSQL it is another process's): what it costs, read beside the process's CPU.
+SQLITE_CPU = Counter(
+    "ginrummy_sqlite_cpu_seconds",
+    "CPU seconds this process spent writing to SQLite: its write transactions (statements "
+    "built and run, and their commits) and WAL checkpoints, each on the thread that ran it.",
+)
 
 
 def dump_json(value: Any) -> str:
@@ -345,6 +356,7 @@ class SQLiteWriter:
         return out
 
     def _checkpoint(self) -> None:
+        started = time.thread_time()
         try:
             # On the driver's connection: outside a transaction, as a checkpoint must be.
             raw = self._waiting.raw_connection()
@@ -354,6 +366,7 @@ class SQLiteWriter:
                 raw.close()
         except Exception:
             log.exception("WAL checkpoint failed")
+        SQLITE_CPU.inc(time.thread_time() - started)
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
@@ -363,8 +376,12 @@ class SQLiteWriter:
 
 
 def _transact(engine: Engine, work: Callable[[Connection], T]) -> T:
-    with engine.begin() as conn:
-        return work(conn)
+    started = time.thread_time()
+    try:
+        with engine.begin() as conn:
+            return work(conn)
+    finally:
+        SQLITE_CPU.inc(time.thread_time() - started)
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any, *, inline: bool = False) -> None:

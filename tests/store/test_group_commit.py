@@ -6,11 +6,13 @@ a group writes nothing and is told so, while the others commit."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import pytest
+from prometheus_client import REGISTRY
 
 from app.bus.hub import Hub
 from app.engine import Action
@@ -105,6 +107,32 @@ async def test_moves_of_many_tables_in_one_pass_are_one_statement(database_url: 
     finally:
         await db.close()
         await alone.close()
+
+
+async def test_sqlite_writes_count_their_cpu(database_url: str) -> None:
+    """``ginrummy_sqlite_cpu_seconds_total``: SQLite writes in this process, so what its
+    writes cost this thread is counted (some of it, never more); PostgreSQL's is another
+    process's, and nothing is."""
+    name = "ginrummy_sqlite_cpu_seconds_total"
+    db = Database(database_url)
+    try:
+        await run_migrations(db)
+        service = _service(db)
+        tables = await _started(service, 4)
+        before = REGISTRY.get_sample_value(name) or 0.0
+        started = time.thread_time()
+        for _ in range(6):
+            for table_id, players in tables:
+                actor, play = await _next_play(service, table_id, players)
+                assert (await service.submit(table_id, actor, play)).status_code == 200
+        spent = time.thread_time() - started
+        grown = (REGISTRY.get_sample_value(name) or 0.0) - before
+        if db.is_sqlite:
+            assert 0.0 < grown < spent
+        else:
+            assert grown == 0.0
+    finally:
+        await db.close()
 
 
 async def test_a_stale_table_in_a_group_writes_nothing_and_the_others_commit(
