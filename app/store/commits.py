@@ -9,7 +9,7 @@ transaction (``commit_change``), or for a plain move on PostgreSQL in one statem
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypeVar, cast
 from weakref import WeakKeyDictionary
 
@@ -20,8 +20,8 @@ from sqlalchemy import Connection, bindparam, delete, insert, update
 from app.engine import MatchState
 from app.store import outbox
 from app.store.conflict import VersionConflictError
-from app.store.db import Database, dump_json
-from app.store.group_commit import GroupCommit
+from app.store.db import Database, dump_json, sqlite_time
+from app.store.group_commit import GroupCommit, PlainMove
 from app.store.models import ChatMessage, FinishedMatch
 from app.store.tables import CLOCKS, INSERT_EVENTS, INSERT_SNAPSHOT, SEATS, TABLES, UPDATE_SNAPSHOT
 from app.table.model import KEEP, Change, Committed, Loaded
@@ -56,7 +56,7 @@ async def commit(
     if also is None and plain and db.group_commit:
         group = _GROUPS.get(db)
         if group is None:
-            write_one = _commit_plain_sqlite if db.is_sqlite else None
+            write_one = _write_plain_sqlite if db.is_sqlite else None
             group = _GROUPS[db] = GroupCommit(db, write_one)
         return await group.commit(loaded, change), None
     if also is None and not db.is_sqlite and plain:
@@ -289,15 +289,24 @@ _PLAIN_SQLITE_SNAPSHOT = (
 
 
 def _commit_plain_sqlite(conn: Connection, loaded: Loaded, change: Change) -> Committed:
-    """A plain move on SQLite, in the transaction of ``conn``: ``commit_change``'s three
-    statements on the driver's own connection (SQLAlchemy's per-statement work cost more CPU
-    than SQLite's), with the values its column types would bind: JSON text by ``dump_json``
+    """A plain move on SQLite, in the transaction of ``conn`` (``_write_plain_sqlite``), and
+    what it made."""
+    move = PlainMove.of(loaded, change)
+    now = utcnow()
+    return move.made(*_write_plain_sqlite(conn, move, now), now=now)
+
+
+def _write_plain_sqlite(conn: Connection, move: PlainMove, now: datetime) -> tuple[int, int, int]:
+    """A plain move's writes on SQLite, in the transaction of ``conn``: ``commit_change``'s
+    three statements on the driver's own connection (SQLAlchemy's per-statement work cost more
+    CPU than SQLite's), with the values its column types would bind: JSON text by ``dump_json``
     (``None`` as ``null``, as the JSON type writes it), timestamps as SQLite's ``DATETIME``
-    text in UTC (``sqlite_time``). The notifications still go through ``outbox``. The write
+    text in UTC (``sqlite_time``); the notifications by ``outbox.write_notes_sqlite``. The write
     lock is held already (the transaction began ``IMMEDIATE``): no statement here waits for
-    it or meets ``SQLITE_BUSY``."""
+    it or meets ``SQLITE_BUSY``. The table's version and last seq once written, and how many
+    notifications were."""
+    loaded, change, planned = move.loaded, move.change, move.planned
     table = loaded.table
-    assert change.state is not None
     driver = conn.connection.driver_connection
     assert driver is not None
     n = len(change.events)
@@ -309,9 +318,7 @@ def _commit_plain_sqlite(conn: Connection, loaded: Loaded, change: Change) -> Co
         raise VersionConflictError(table.id)
     version, last_seq = row
     first = last_seq - n + 1
-    now = utcnow()
     stamp = sqlite_time(now)
-    planned = planned_events(loaded, change)
     driver.executemany(
         _PLAIN_SQLITE_EVENTS,
         [
@@ -328,21 +335,11 @@ def _commit_plain_sqlite(conn: Connection, loaded: Loaded, change: Change) -> Co
             for i, (event, hand, secret) in enumerate(planned)
         ],
     )
-    state_text = dump_json(change.state.to_dict())
     driver.execute(
         _PLAIN_SQLITE_SNAPSHOT,
-        (version, last_seq, state_text, stamp, table.id, table.match_number),
+        (version, last_seq, move.state_text, stamp, table.id, table.match_number),
     )
-    state_data = orjson.Fragment(state_text)
-    written = outbox.write_notes(conn, change.notes, now)
-    return committed(
-        loaded, change, planned, version, last_seq, now=now, state_data=state_data, notes=written
-    )
-
-
-def sqlite_time(moment: datetime) -> str:
-    """``moment`` as SQLAlchemy's SQLite ``DATETIME`` stores it (``UTCDateTime``: in UTC)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return version, last_seq, outbox.write_notes_sqlite(driver, change.notes, stamp)
 
 
 def _seat_is(table_id: str, seat: int) -> tuple[sa.ColumnElement[bool], ...]:

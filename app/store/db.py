@@ -11,6 +11,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import asyncpg
@@ -55,6 +56,12 @@ def dump_json(value: Any) -> str:
     """A JSON column's text, by orjson: the document ``json.dumps`` writes (compact, UTF-8, int
     keys as strings) at a tenth of the CPU; a snapshot and events are written per move."""
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def sqlite_time(moment: datetime) -> str:
+    """``moment`` as SQLAlchemy's SQLite ``DATETIME`` stores it (``UTCDateTime``: in UTC), for
+    the statements sent on SQLite's driver itself."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 JSON_CODEC: dict[str, Any] = {"json_serializer": dump_json, "json_deserializer": orjson.loads}

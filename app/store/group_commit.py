@@ -12,11 +12,12 @@ table whose guard did not match gets ``VersionConflictError`` and nothing of it 
 whatever the others did; the others commit. One statement is atomic, so a crash writes all of
 a group or none of it, and every caller is answered only once its write is durable.
 
-On SQLite each plain move is three statements on the driver (``commits._commit_plain_sqlite``),
-run in the loop; what a group saves there is the transaction around them (the write gate, the
-engine's connection, BEGIN IMMEDIATE and COMMIT), once per group instead of once per move. A
-move whose guard fails raises before it writes anything, so the others' statements in the same
-transaction stand.
+On SQLite each plain move is three statements on the driver (``commits._write_plain_sqlite``),
+run in the loop (its events' plan, its snapshot's text and what it made are worked out outside
+the transaction, as on PostgreSQL); what a group saves there is the transaction around them
+(the write gate, the engine's connection, BEGIN IMMEDIATE and COMMIT), once per group instead
+of once per move. A move whose guard fails raises before it writes anything, so the others'
+statements in the same transaction stand.
 
 A table is in a group at most once (the pipeline commits one change per table at a time in a
 process; a second would wait for the next group). A commit whose caller was cancelled before
@@ -82,16 +83,46 @@ SELECT g.k, g.version, g.last_seq, (SELECT count(*) FROM o WHERE o.table_id = g.
 """
 
 Planned = list[tuple[Event, int | None, dict[str, Any] | None]]
-# SQLite: one plain move's statements in the group's transaction.
-WriteOne = Callable[[Connection, Loaded, Change], Committed]
 
 
 @dataclass
-class _Pending:
+class PlainMove:
+    """A plain move ready to write: its table as loaded, the change, its events' plan and its
+    snapshot's text (worked out before the write, outside any lock)."""
+
     loaded: Loaded
     change: Change
     planned: Planned
     state_text: str
+
+    @classmethod
+    def of(cls, loaded: Loaded, change: Change) -> PlainMove:
+        assert change.state is not None
+        planned = planned_events(loaded, change)
+        return cls(loaded, change, planned, dump_json(change.state.to_dict()))
+
+    def made(self, version: int, last_seq: int, notes: int, *, now: datetime) -> Committed:
+        """What this move made once written at ``version`` up to ``last_seq`` (``notes``: the
+        outbox rows written)."""
+        return committed(
+            self.loaded,
+            self.change,
+            self.planned,
+            version,
+            last_seq,
+            now=now,
+            state_data=orjson.Fragment(self.state_text),
+            notes=notes,
+        )
+
+
+# SQLite: one plain move's statements in the group's transaction, at a time: the table's
+# version and last seq once written, and the notes written.
+WriteOne = Callable[[Connection, PlainMove, datetime], tuple[int, int, int]]
+
+
+@dataclass
+class _Pending(PlainMove):
     done: asyncio.Future[Committed] = field(repr=False)
 
 
@@ -115,16 +146,9 @@ class GroupCommit:
     async def commit(self, loaded: Loaded, change: Change) -> Committed:
         """Write the plain move ``change`` of ``loaded`` with the others of this pass of the
         loop; ``VersionConflictError`` if its table is no longer at the loaded version."""
-        assert change.state is not None
         loop = asyncio.get_running_loop()
-        sqlite = self._write_one is not None
-        pending = _Pending(
-            loaded,
-            change,
-            [] if sqlite else planned_events(loaded, change),
-            "" if sqlite else dump_json(change.state.to_dict()),
-            loop.create_future(),
-        )
+        move = PlainMove.of(loaded, change)
+        pending = _Pending(**vars(move), done=loop.create_future())
         if self._scheduled is not loop:
             if self._scheduled is not None:  # left behind by a loop that stopped
                 self._queued = [p for p in self._queued if p.done.get_loop() is loop]
@@ -189,36 +213,30 @@ class GroupCommit:
             if written is None:
                 out.append(VersionConflictError(pending.loaded.table.id))
                 continue
-            version, last_seq, notes = written
-            out.append(
-                committed(
-                    pending.loaded,
-                    pending.change,
-                    pending.planned,
-                    version,
-                    last_seq,
-                    now=now,
-                    state_data=orjson.Fragment(pending.state_text),
-                    notes=notes,
-                )
-            )
+            out.append(pending.made(*written, now=now))
         return out
 
     async def _transaction(
         self, group: list[_Pending], write_one: WriteOne
     ) -> list[Committed | VersionConflictError]:
-        """SQLite: ``group`` in one transaction, each move by ``write_one``."""
+        """SQLite: ``group`` in one transaction, each move by ``write_one`` (what each made
+        is worked out after, outside the write lock)."""
+        now = utcnow()
 
-        def work(conn: Connection) -> list[Committed | VersionConflictError]:
-            out: list[Committed | VersionConflictError] = []
+        def work(conn: Connection) -> list[tuple[int, int, int] | VersionConflictError]:
+            out: list[tuple[int, int, int] | VersionConflictError] = []
             for pending in group:
                 try:
-                    out.append(write_one(conn, pending.loaded, pending.change))
+                    out.append(write_one(conn, pending, now))
                 except VersionConflictError as exc:  # nothing of it was written
                     out.append(exc)
             return out
 
-        return await self.db.transact(work)
+        written = await self.db.transact(work)
+        return [
+            one if isinstance(one, VersionConflictError) else p.made(*one, now=now)
+            for p, one in zip(group, written, strict=True)
+        ]
 
 
 def _parameters(group: list[_Pending], now: datetime) -> list[Any]:

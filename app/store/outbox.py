@@ -1,8 +1,9 @@
 """The notification outbox: its rows, written with the move that causes them, and every query
 the dispatcher (``app.service.workers.dispatcher``) and the player's endpoints run on it.
 
-A move's notes are inserted in the move's own transaction (``commits.commit_change``), or as one
-more part of the plain move's single PostgreSQL statement (``commits._PLAIN_PG``), and only for a
+A move's notes are inserted in the move's own transaction (``commits.commit_change``; a plain
+move's on SQLite by the same statement on the driver, ``write_notes_sqlite``), or as one more
+part of the plain move's single PostgreSQL statement (``commits._PLAIN_PG``), and only for a
 player whose ``notification_settings`` row is ``active`` (has a channel) and, for
 ``your_turn``, whose reminders are not ``none``: the database decides, in the same statement,
 so a move costs no extra round trip and a player without channels no row at all.
@@ -10,6 +11,7 @@ so a move costs no extra round trip and a player without channels no row at all.
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -28,6 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from app.store.db import dump_json, sqlite_time
 from app.store.models import Clock, NotificationSettings, OutboxRow
 from app.table.model import Note
 from app.table.time import utcnow
@@ -100,6 +103,41 @@ def write_notes(conn: Connection, notes: list[Note], now: datetime) -> int:
     if written < 0 or not conn.dialect.supports_sane_multi_rowcount:
         return len(notes)
     return written
+
+
+# The same insert as SQLite's driver takes it, for the plain move's statements there
+# (``commits._write_plain_sqlite``), which skip SQLAlchemy's per-statement work.
+_INSERT_NOTES_SQLITE = (
+    "INSERT INTO outbox (message_id, player_id, kind, table_id, payload, status, created_at,"
+    " next_at, attempts, channels_done)"
+    " SELECT ?, s.player_id, ?, ?, ?, 'pending', ?, ?, 0, '[]' FROM notification_settings s"
+    " WHERE s.player_id = ? AND s.active = 1 AND (? != 'your_turn' OR s.reminders != 'none')"
+)
+
+
+def write_notes_sqlite(driver: sqlite3.Connection, notes: list[Note], stamp: str) -> int:
+    """``write_notes`` on SQLite's own connection, inside its transaction: the rows it would
+    write, with the values its column types would bind (JSON text by ``dump_json``, times as
+    ``sqlite_time`` text; ``stamp`` is now's). How many rows were written."""
+    if not notes:
+        return 0
+    cursor = driver.executemany(
+        _INSERT_NOTES_SQLITE,
+        [
+            (
+                n.message_id,
+                n.kind,
+                n.table_id,
+                dump_json(n.payload),
+                stamp,
+                stamp if n.not_before is None else sqlite_time(n.not_before),
+                n.player_id,
+                n.kind,
+            )
+            for n in notes
+        ],
+    )
+    return cursor.rowcount
 
 
 # The same insert as one more part of the plain move's PostgreSQL statement (``commits._PLAIN_PG``

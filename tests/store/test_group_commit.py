@@ -154,7 +154,7 @@ async def test_a_stale_table_in_a_group_writes_nothing_and_the_others_commit(
         await service.submit(stale_id, actor, play)
         moved_on = await service.load(stale_id)
 
-        group = GroupCommit(db, commits._commit_plain_sqlite if db.is_sqlite else None)
+        group = GroupCommit(db, commits._write_plain_sqlite if db.is_sqlite else None)
         out = await asyncio.gather(
             group.commit(stale, stale_change),
             group.commit(fresh, fresh_change),
@@ -205,7 +205,7 @@ def test_a_loop_that_stopped_with_a_group_pending_leaves_nothing_behind(tmp_path
     first = asyncio.new_event_loop()
     try:
         db, loaded, change = first.run_until_complete(prepared())
-        group = GroupCommit(db, commits._commit_plain_sqlite)
+        group = GroupCommit(db, commits._write_plain_sqlite)
         left = first.create_task(group.commit(loaded, change))
         first.call_soon(first.stop)  # runs before the group's send, scheduled by the commit
         first.run_forever()
