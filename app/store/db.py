@@ -42,7 +42,6 @@ HOT_POOL_SIZE = 4
 # a sequential scan where an index serves.
 HOT_SETTINGS = {"plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"}
 
-
 # SQLite runs in the server's own process, so its work is part of the server's CPU (on
 # PostgreSQL it is another process's): what it costs, read beside the process's CPU.
 SQLITE_CPU = Counter(
@@ -343,7 +342,10 @@ class SQLiteWriter:
         self._waiting = create_engine(file_url, execution_options=immediate, **JSON_CODEC)
         event.listen(self._waiting, "connect", _sqlite_connect)
         for engine in (self._inline, self._waiting):
-            event.listen(engine, "begin", _sqlite_begin)
+            event.listen(engine, "begin", _sqlite_begin_on_driver)
+        # The loop's one connection, kept checked out between transactions (a checkout and
+        # return cost more CPU than a small transaction's SQLite work); dropped after a failure.
+        self._held: Connection | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         self._commits = 0
 
@@ -351,7 +353,7 @@ class SQLiteWriter:
         """``work`` in one transaction; the caller holds the process's write gate."""
         loop = asyncio.get_running_loop()
         try:
-            out = _transact(self._inline, work)
+            out = self._inline_transact(work)
         except OperationalError as exc:
             if getattr(exc.orig, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
                 raise
@@ -361,6 +363,21 @@ class SQLiteWriter:
         if self._commits % self.CHECKPOINT_EVERY == 0:
             loop.run_in_executor(self._thread, self._checkpoint)
         return out
+
+    def _inline_transact(self, work: Callable[[Connection], T]) -> T:
+        started = time.thread_time()
+        if self._held is None:
+            self._held = self._inline.connect()
+        try:
+            with self._held.begin():
+                return work(self._held)
+        except BaseException:
+            # Rolled back; whatever state the failure left the connection in goes with it.
+            self._held.close()
+            self._held = None
+            raise
+        finally:
+            SQLITE_CPU.inc(time.thread_time() - started)
 
     def _checkpoint(self) -> None:
         started = time.thread_time()
@@ -379,6 +396,9 @@ class SQLiteWriter:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._thread, self._waiting.dispose)
         self._thread.shutdown()
+        if self._held is not None:
+            self._held.close()
+            self._held = None
         self._inline.dispose()
 
 
@@ -411,3 +431,16 @@ def _sqlite_connect_inline(dbapi_connection: Any, record: Any) -> None:
 
 def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql(conn.get_execution_options().get("sqlite_begin", "BEGIN"))
+
+
+def _sqlite_begin_on_driver(conn: Connection) -> None:
+    """``_sqlite_begin`` for the writer's ``sqlite3`` connections, on the driver itself:
+    SQLAlchemy's execution of a statement costs more CPU than SQLite's BEGIN. A failure is
+    raised as SQLAlchemy raises the driver's (``SQLITE_BUSY`` as ``OperationalError``)."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    statement = conn.get_execution_options().get("sqlite_begin", "BEGIN")
+    try:
+        driver.execute(statement)
+    except sqlite3.OperationalError as exc:
+        raise OperationalError(statement, None, exc) from exc

@@ -87,6 +87,14 @@ async def test_a_failed_transact_writes_nothing(tmp_path: Path) -> None:
             await db.transact(work)
         async with db.read() as session:
             assert (await session.execute(text("SELECT count(*) FROM t"))).scalar_one() == 0
+        # The writer's connection is whole again: the next transactions commit, each alone.
+        await db.transact(lambda conn: conn.exec_driver_sql("INSERT INTO t VALUES (2)"))
+        with pytest.raises(LookupError):
+            await db.transact(work)
+        await db.transact(lambda conn: conn.exec_driver_sql("INSERT INTO t VALUES (3)"))
+        async with db.read() as session:
+            rows = (await session.execute(text("SELECT x FROM t ORDER BY x"))).scalars().all()
+        assert rows == [2, 3]
     finally:
         await db.close()
 
