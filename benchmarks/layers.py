@@ -7,16 +7,20 @@ capacity phase (``py-spy record --format raw``; py-spy is installed for this onl
 dependency of the server) and prints this table at the end. Each sample (one stack) counts
 once, for one layer (``layer_of``). py-spy samples a thread while it runs or waits for a core, so
 on a busy machine a frame that just made a system call weighs a little more than its CPU: read
-the shares as where the time goes.
+the shares as where the time goes. A worker thread blocked waiting for work (aiosqlite's,
+a thread pool's: ``WAITING``) is sampled as running by ``--nonblocking``: those samples are
+left out.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 # Layers a call goes into: a sample with any frame of one of these counts for the first of
 # them (in this order), whatever it called: ``dump_json`` under ``commits.commit`` is JSON, the
@@ -82,6 +86,34 @@ SERVICE = re.compile(r"app/service/(pipeline|queries)\.py")
 ORDER = [name for name, _ in INTO] + [PIPELINE] + [name for name, _ in WITHIN] + [OTHER]
 
 
+def _waiting_frames() -> set[str]:
+    """The frames, as py-spy names them, of a worker thread blocked waiting for work: aiosqlite's
+    connection threads and the thread pools' workers. py-spy (``--nonblocking``) counts a thread
+    blocked in their queue's ``get`` as running; its samples there are left out."""
+    import concurrent.futures.thread as pool  # noqa: PLC0415
+
+    waits: list[tuple[Callable[..., Any], str, str]] = [
+        (pool._worker, "work_queue.get(block=True)", "concurrent/futures/thread.py")
+    ]
+    try:
+        import aiosqlite.core  # noqa: PLC0415
+    except ImportError:
+        pass
+    else:
+        worker = aiosqlite.core._connection_worker_thread
+        waits.append((worker, "tx.get()", "aiosqlite/core.py"))
+    out = set()
+    for function, call, path in waits:
+        lines, first = inspect.getsourcelines(function)
+        for number, text in enumerate(lines, first):
+            if call in text:
+                out.add(f"{function.__name__} ({path}:{number})")
+    return out
+
+
+WAITING = _waiting_frames()
+
+
 def frames(line: str) -> tuple[list[str], int]:
     """A raw line: ``frame;frame;... count`` (root first) -> (the frames above the event
     loop's, count). Every stack starts with uvicorn's ``main`` down to ``Runner.run``: those
@@ -112,6 +144,8 @@ def tally(lines: Iterable[str]) -> Counter[str]:
     for line in lines:
         if line.strip():
             stack, count = frames(line)
+            if stack and stack[-1] in WAITING:
+                continue
             out[layer_of(stack)] += count
     return out
 
