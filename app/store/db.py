@@ -336,9 +336,10 @@ class SQLiteWriter:
     starts again from its beginning only once every page is copied, grows for as long as the
     stream lasts (about 26 MB a second at capacity on the benchmark's 100 tables). When a
     checkpoint finds it longer than ``WAL_LIMIT_PAGES``, the thread runs a RESTART one with the
-    write gate held: what the last PASSIVE left to copy and the fsyncs (tens of milliseconds,
-    during which this process's writes wait), after which the next commit writes the WAL from
-    its beginning; ``journal_size_limit`` then cuts the file back to that length.
+    write gate held: what the last PASSIVE left to copy and the fsyncs (about 4 ms in
+    ``benchmarks/sqlite_writes.py``, and up to ``RESTART_WAIT_MS`` more for readers, during
+    which this process's writes wait), after which the next commit writes the WAL from its
+    beginning; ``journal_size_limit`` then cuts the file back to that length.
     """
 
     CHECKPOINT_EVERY = 200
