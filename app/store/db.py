@@ -420,14 +420,16 @@ class SQLiteWriter:
             raw = self._waiting.raw_connection()
             try:
                 cursor = raw.cursor()
-                if mode == "RESTART":
+                restart = mode == "RESTART"
+                if restart:
                     cursor.execute(f"PRAGMA busy_timeout={self.RESTART_WAIT_MS}")
                 try:
                     _busy, pages, _copied = cursor.execute(
                         f"PRAGMA wal_checkpoint({mode})"
                     ).fetchone()
                 finally:
-                    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+                    if restart:
+                        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             finally:
                 raw.close()
         except Exception:

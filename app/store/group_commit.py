@@ -15,9 +15,9 @@ a group or none of it, and every caller is answered only once its write is durab
 On SQLite each plain move is three statements on the driver (``commits._write_plain_sqlite``),
 run in the loop (its events' plan, its snapshot's text and what it made are worked out outside
 the transaction, as on PostgreSQL); what a group saves there is the transaction around them
-(the write gate, the engine's connection, BEGIN IMMEDIATE and COMMIT), once per group instead
-of once per move. A move whose guard fails raises before it writes anything, so the others'
-statements in the same transaction stand.
+(the write gate, BEGIN IMMEDIATE and COMMIT), once per group instead of once per move. A move
+whose guard fails raises before it writes anything, so the others' statements in the same
+transaction stand.
 
 A table is in a group at most once (the pipeline commits one change per table at a time in a
 process; a second would wait for the next group). A commit whose caller was cancelled before
@@ -30,7 +30,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 import orjson
 from sqlalchemy import Connection
@@ -96,7 +96,7 @@ class PlainMove:
     state_text: str
 
     @classmethod
-    def of(cls, loaded: Loaded, change: Change) -> PlainMove:
+    def of(cls, loaded: Loaded, change: Change) -> Self:
         assert change.state is not None
         planned = planned_events(loaded, change)
         return cls(loaded, change, planned, dump_json(change.state.to_dict()))
@@ -121,9 +121,13 @@ class PlainMove:
 WriteOne = Callable[[Connection, PlainMove, datetime], tuple[int, int, int]]
 
 
+def _future() -> asyncio.Future[Committed]:
+    return asyncio.get_running_loop().create_future()
+
+
 @dataclass
 class _Pending(PlainMove):
-    done: asyncio.Future[Committed] = field(repr=False)
+    done: asyncio.Future[Committed] = field(default_factory=_future, repr=False)
 
 
 class GroupCommit:
@@ -147,8 +151,7 @@ class GroupCommit:
         """Write the plain move ``change`` of ``loaded`` with the others of this pass of the
         loop; ``VersionConflictError`` if its table is no longer at the loaded version."""
         loop = asyncio.get_running_loop()
-        move = PlainMove.of(loaded, change)
-        pending = _Pending(**vars(move), done=loop.create_future())
+        pending = _Pending.of(loaded, change)
         if self._scheduled is not loop:
             if self._scheduled is not None:  # left behind by a loop that stopped
                 self._queued = [p for p in self._queued if p.done.get_loop() is loop]
